@@ -1,0 +1,37 @@
+# Quick start: `make demo` and `make test`. Both install what is missing and are idempotent.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint deps system-deps fixtures clean
+
+demo: deps
+	$(BIN)/flowocr probe fixtures/demo.mp4
+	$(BIN)/flowocr frames fixtures/demo.mp4 --fps 1 | head -n 5
+
+test: deps
+	$(BIN)/ruff check flowocr tests scripts
+	$(BIN)/python -m pytest -q
+
+lint: deps
+	$(BIN)/ruff check flowocr tests scripts
+
+deps: system-deps $(STAMP)
+
+# ffmpeg/ffprobe and a CJK font (for the fixtures) from Debian's packages, only when missing.
+system-deps:
+	@bash scripts/install_system_deps.sh
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+# Regenerates the committed fixtures and their ground truth (needs the CJK font).
+fixtures: deps
+	$(BIN)/python scripts/make_fixtures.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis *.egg-info

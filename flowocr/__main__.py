@@ -1,0 +1,3 @@
+from flowocr.cli import main
+
+main()

@@ -1,0 +1,90 @@
+"""The command line: ``flowocr`` (a click group) and ``run_ocr2`` (the same as ``flowocr run``).
+
+The CLI only parses: each command turns its options into plain values and calls a controller in
+:mod:`flowocr.cli.commands`, which imports the heavy parts when it runs, so that ``flowocr --help`` is instant.
+Errors are mapped to one line and an exit code here, in one place.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from flowocr import __version__
+from flowocr.cli.options import FRACTION, option
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="flowocr")
+def cli() -> None:
+    """Read the text shown in videos, with frame-accurate times."""
+
+
+@cli.command("probe")
+@click.argument("video", type=click.Path(dir_okay=True, path_type=str))
+@click.option("--json", "as_json", is_flag=True, help="Print the facts as one JSON object.")
+@click.option("--count", is_flag=True, help="Also count frames from the content (a packet scan, no decoding).")
+@click.option("--keyframes", is_flag=True, help="Also count keyframes (a packet scan, no decoding).")
+def probe_cmd(video: str, as_json: bool, count: bool, keyframes: bool) -> None:
+    """Print the facts of VIDEO: codec, size, rotation, pixel format, time base, rate, start, duration."""
+    from flowocr.cli import commands
+
+    commands.probe_command(video, as_json=as_json, count=count, keyframes=keyframes)
+
+
+@cli.command("frames")
+@click.argument("video", type=click.Path(dir_okay=True, path_type=str))
+@option("fps")
+@click.option("--start", type=FRACTION, default=None, help="First time to include, seconds from the first frame.")
+@click.option("--end", type=FRACTION, default=None, help="Stop before this time, seconds from the first frame.")
+@click.option(
+    "-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=str), default=None,
+    help="Also write each frame as DIR/<index>.png.",
+)  # fmt: skip
+def frames_cmd(video: str, fps, start, end, out_dir: str | None) -> None:
+    """Print one JSON line per grid frame of VIDEO: index, pts, time (s from the first frame), md5 of bgr24."""
+    from flowocr.cli import commands
+
+    commands.frames_command(video, fps=fps, start=start, end=end, out_dir=out_dir)
+
+
+def main(argv: list[str] | None = None, prog_name: str = "flowocr") -> None:
+    """Entry point: run the click group, print flowocr errors as one line, exit with their code."""
+    from flowocr.errors import FlowOcrError, one_line
+
+    try:
+        cli.main(args=argv, prog_name=prog_name, standalone_mode=False)
+    except click.exceptions.Abort:
+        _stop_children()
+        click.echo(f"{prog_name}: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except FlowOcrError as exc:
+        _stop_children()
+        click.echo(f"{prog_name}: error: {one_line(exc)}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        _stop_children()
+        click.echo(f"{prog_name}: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        # The reader of our output went away (`| head`): stop quietly, like other Unix tools.
+        _stop_children()
+        sys.stderr.close()
+        sys.exit(0)
+    sys.exit(0)
+
+
+def run_ocr2_main() -> None:
+    """``run_ocr2 ARGS`` is ``flowocr run ARGS`` (kept for existing shell scripts)."""
+    main(["run", *sys.argv[1:]], prog_name="run_ocr2")
+
+
+def _stop_children() -> None:
+    if "flowocr.ffmpeg" in sys.modules:
+        sys.modules["flowocr.ffmpeg"].stop_all()

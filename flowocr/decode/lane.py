@@ -1,0 +1,571 @@
+"""One decoder lane: one ffmpeg process that decodes the frames ``[lo, hi)`` of one block.
+
+It delivers the *main* stream (the grid frames, full size, BGR, display rotation applied) and optionally the
+*aux* stream (every frame, or every k-th, scaled down, greyscale). How it stays exact (DESIGN §2, §4):
+
+- timestamps are kept as they are in the file (``-copyts``, ``-fps_mode passthrough``), and frames are kept
+  by pts inside the filter graph (``trim`` to the block, ``select`` of the grid pts), never by duration;
+- the seek goes to the block's keyframe and nothing is dropped by ffmpeg after it (``-noaccurate_seek``);
+  if the demuxer lands after that keyframe (the first decoded frame is later than the block start), the
+  lane seeks again from an earlier keyframe, and finally from the start of the file;
+- decoding goes on past ``hi`` until the first frame at or beyond it (``trim`` ends the stream there), so
+  B-frames and open-GOP leading pictures land in the block whose range holds their pts;
+- each delivered frame's identity is ffmpeg's own report (a named ``showinfo`` per output), matched with
+  the packet scan's index; every frame is checked: inside the block, strictly increasing, on its grid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import re
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+
+from flowocr import ffmpeg
+from flowocr.errors import DecodeError, HwaccelMismatch
+from flowocr.plan import Block
+from flowocr.probe.facts import VideoInfo
+from flowocr.probe.index import FrameIndex, end_of_last_frame, grid_step, is_sampled, keyframe_at_or_before
+from flowocr.probe.scan import source_frames
+
+Stream = Literal["main", "aux"]
+
+_SHOWINFO = re.compile(r"^\[showinfo@([dmx]) @ [^\]]+\] (.*)$")
+_SHOWINFO_FRAME = re.compile(r"^n:\s*\d+\s+pts:\s*(-?\d+|NOPTS)")
+# Frames waiting between the pipe readers and the consumer, per lane. A full queue makes the reader wait,
+# which makes ffmpeg wait on its pipe: that is the lane's back-pressure.
+_EVENT_QUEUE_FRAMES = 4
+# Past this many terms a select expression is built as a binary search tree instead of a flat sum.
+_FLAT_SELECT_TERMS = 16
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One decoded frame: its presentation-order index, its pts (stream time base) and its pixels.
+
+    ``image`` is HxWx3 uint8 BGR for the main stream and HxW uint8 greyscale for the aux stream.
+    """
+
+    stream: Stream
+    index: int
+    pts: int
+    image: np.ndarray = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class AuxSpec:
+    """The aux stream: every ``every``-th frame of the block, scaled by ``scale``, greyscale."""
+
+    scale: float = 0.35
+    every: int = 1
+
+    def __post_init__(self) -> None:
+        if not 0 < self.scale <= 1:
+            raise ValueError(f"aux scale must be in (0, 1], got {self.scale}")
+        if self.every < 1:
+            raise ValueError(f"aux every must be >= 1, got {self.every}")
+
+    def size(self, info: VideoInfo) -> tuple[int, int]:
+        return max(2, round(info.display_width * self.scale)), max(2, round(info.display_height * self.scale))
+
+
+@dataclass
+class LaneStats:
+    """What one block's decode did: what was delivered, what was missing, how often it had to re-seek."""
+
+    delivered_main: int = 0
+    delivered_aux: int = 0
+    #: Wanted frames (main grid / aux grid) that the source itself does not yield: gaps in the material.
+    material_main: list[int] = field(default_factory=list)
+    material_aux: list[int] = field(default_factory=list)
+    #: Wanted frames the source has but this lane did not deliver (an error unless ``strict=False``).
+    lost_main: list[int] = field(default_factory=list)
+    lost_aux: list[int] = field(default_factory=list)
+    #: Missing frames that could not be checked against the source (ffprobe failed).
+    probe_unknown: int = 0
+    decoded_first_pts: int | None = None
+    decoded_frames: int = 0
+    reseeks: int = 0
+
+
+_UNSET = object()
+
+
+class _SeekOvershoot(Exception):
+    """The demuxer landed after the block's keyframe; the block must be decoded from an earlier one."""
+
+
+def select_expr(values: Sequence[int]) -> str:
+    """An ffmpeg expression that is non-zero exactly when ``pts`` is one of ``values`` (sorted, unique)."""
+    if not values:
+        return "0"
+    if len(values) <= _FLAT_SELECT_TERMS:
+        return "+".join(f"eq(pts,{v})" for v in values)
+    mid = len(values) // 2
+    return f"if(lt(pts,{values[mid]}),{select_expr(values[:mid])},{select_expr(values[mid:])})"
+
+
+class BlockDecoder:
+    """Decodes one block with one ffmpeg process; iterate :meth:`frames` for main and aux frames.
+
+    ``grid`` holds the sorted main-stream frame indices wanted inside the block. After iteration ends without
+    an error, every grid frame and every aux frame of the block that the source has was delivered; the ones
+    the source itself lacks are listed in :attr:`stats` as material gaps (with ``strict=False`` the lost
+    ones are listed too instead of raising). ``close()`` at any time stops ffmpeg.
+    """
+
+    def __init__(
+        self,
+        info: VideoInfo,
+        index: FrameIndex,
+        block: Block,
+        grid: Sequence[int],
+        *,
+        aux: AuxSpec | None = None,
+        hwaccel: str | None = None,
+        kind: Literal["sw", "hw"] | None = None,
+        strict: bool = True,
+        name: str = "sw",
+        inject_drop: Sequence[int] = (),
+        fps: Fraction | None = None,
+    ) -> None:
+        self.info = info
+        self.index = index
+        self.block = block
+        self.grid = [i for i in grid if block.lo <= i < block.hi]
+        self.aux = aux
+        self.hwaccel = hwaccel
+        #: A hardware lane: a frame it lost is HwaccelMismatch (decode again in software), not an error.
+        self.hw = (kind == "hw") if kind is not None else hwaccel is not None
+        self.strict = strict
+        self.name = name
+        #: Fault injection (DESIGN §12): grid frames this lane's ffmpeg is told not to output.
+        self.inject_drop = frozenset(inject_drop)
+        #: The grid rate: only needed by an open-ended block, which picks its grid frames as they come.
+        self.fps = fps
+        if block.open_end and fps is None:
+            raise ValueError("an open-ended block needs the grid rate (fps)")
+        self.stats = LaneStats()
+        self._proc: ffmpeg.Process | None = None
+        self._closed = False
+        self._stop = threading.Event()
+
+    # --- public -----------------------------------------------------------------------------------------
+
+    def frames(self) -> Iterator[Frame]:
+        """Yield the block's main and aux frames as they are decoded (each stream in order)."""
+        seek = self.block.seek
+        try:
+            while True:
+                try:
+                    yield from self._decode_from(seek)
+                    return
+                except _SeekOvershoot:
+                    self.stats.reseeks += 1
+                    seek = keyframe_at_or_before(self.index, seek - 1) if seek > 0 else 0
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._closed = True
+        self._stop.set()
+        if self._proc is not None:
+            self._proc.stop()
+
+    # --- one ffmpeg run -----------------------------------------------------------------------------------
+
+    def _decode_from(self, seek: int) -> Iterator[Frame]:
+        run = _Run(self, seek)
+        self._proc = run.proc
+        try:
+            yield from run.frames()
+        finally:
+            run.close()
+
+
+class _Run:
+    """One ffmpeg process for a block, decoding from keyframe ``seek``."""
+
+    def __init__(self, lane: BlockDecoder, seek: int) -> None:
+        self.lane = lane
+        self.seek = seek
+        info, index, block = lane.info, lane.index, lane.block
+        self.lo_pts = index.pts_of(block.lo)
+        self.hi_pts = index.pts_of(block.hi) if block.hi < len(index) and not block.open_end else None
+        self.aux_wanted = (
+            [] if lane.aux is None else list(range(block.lo, block.hi, lane.aux.every))
+        )
+        self.reports: dict[str, list[int | None]] = {"d": [], "m": [], "x": []}
+        self._present: set[int] | None | object = _UNSET
+        self.cond = threading.Condition()
+        self.events: queue.Queue[tuple[Stream, bytes | None]] = queue.Queue(maxsize=_EVENT_QUEUE_FRAMES)
+        self.stop = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.script = self._write_script()
+        aux_r = aux_w = None
+        outputs = [("m", "bgr24", "pipe:1")]
+        if lane.aux is not None:
+            aux_r, aux_w = os.pipe()
+            outputs.append(("x", "gray", ffmpeg.pipe_target(aux_w)))
+        seek_time = None
+        if seek > 0:
+            seek_time = self._seek_time(seek)
+        argv = ffmpeg.decode_argv(
+            info.path, filter_script=self.script, outputs=outputs, seek=seek_time, hwaccel=lane.hwaccel
+        )
+        what = f"ffmpeg lane {lane.name} block {block.number} [{block.lo}, {block.hi}) of {info.path}"
+        try:
+            self.proc = ffmpeg.Process(
+                argv, what=what, pass_fds=() if aux_w is None else (aux_w,), on_stderr_line=self._on_line
+            )
+        except BaseException:
+            os.unlink(self.script)
+            for fd in (aux_r, aux_w):
+                if fd is not None:
+                    ffmpeg.close_fd(fd)
+            raise
+        if aux_w is not None:
+            ffmpeg.close_fd(aux_w)
+        main_size = info.frame_bytes
+        self._start_reader("main", self.proc.stdout, main_size)
+        if aux_r is not None:
+            aw, ah = lane.aux.size(info)
+            self._start_reader("aux", os.fdopen(aux_r, "rb", buffering=0), aw * ah)
+
+    def _seek_time(self, seek: int):
+        """Seek target relative to the file's start time: inside the keyframe's display interval.
+
+        ffmpeg parses ``-ss`` to microseconds and lands on the last keyframe at or before the target; aiming
+        halfway between the keyframe and the next frame keeps rounding from landing one GOP early.
+        """
+        index, info = self.lane.index, self.lane.info
+        kf = index.pts_of(seek)
+        nxt = index.pts_of(seek + 1) if seek + 1 < len(index) else index.end_pts
+        target = (kf + (nxt - kf) / 2) * index.time_base
+        base = info.format_start_time if info.format_start_time is not None else 0
+        return target - base
+
+    def _write_script(self) -> str:
+        lane, info = self.lane, self.lane.info
+        trims = []
+        if lane.block.lo > 0:
+            trims.append(f"start_pts={self.lo_pts}")
+        if self.hi_pts is not None:
+            trims.append(f"end_pts={self.hi_pts}")
+        head = f"[0:{info.stream_index}]showinfo@d=checksum=0"
+        if trims:
+            head += ",trim=" + ":".join(trims)
+        grid_pts = [lane.index.pts_of(i) for i in lane.grid if i not in lane.inject_drop]
+        main = f"select='{select_expr(grid_pts)}',showinfo@m=checksum=0[m]"
+        if lane.block.open_end:
+            main = "showinfo@m=checksum=0[m]"  # every frame: the grid is picked as frames arrive
+        if lane.aux is None:
+            graph = f"{head},{main}\n"
+        else:
+            aw, ah = lane.aux.size(info)
+            aux = f"scale={aw}:{ah}:flags=area"
+            if lane.aux.every > 1:
+                aux = f"select='{select_expr([lane.index.pts_of(i) for i in self.aux_wanted])}'," + aux
+            graph = f"{head},split=2[a][b];[a]{main};[b]{aux},showinfo@x=checksum=0[x]\n"
+        fd, path = tempfile.mkstemp(prefix="flowocr-graph-", suffix=".txt")
+        with os.fdopen(fd, "w") as f:
+            f.write(graph)
+        return path
+
+    # --- stderr: ffmpeg's per-frame reports ---------------------------------------------------------------
+
+    def _on_line(self, line: str) -> bool:
+        m = _SHOWINFO.match(line)
+        if m is None:
+            return False
+        frame = _SHOWINFO_FRAME.match(m.group(2))
+        if frame is not None:
+            value = frame.group(1)
+            with self.cond:
+                self.reports[m.group(1)].append(None if value == "NOPTS" else int(value))
+                self.cond.notify_all()
+        return True
+
+    def _report(self, key: str, k: int) -> int | None:
+        """The pts of the k-th frame ffmpeg reported through showinfo@key (waits for its line)."""
+        with self.cond:
+            while len(self.reports[key]) <= k:
+                if self.proc.stderr_done.is_set() or self.stop.is_set():
+                    break
+                self.cond.wait(timeout=0.5)
+            if len(self.reports[key]) <= k:
+                raise DecodeError(
+                    f"{self.proc.what}: ffmpeg delivered a frame it did not report (showinfo@{key} #{k})"
+                )
+            return self.reports[key][k]
+
+    def _first_decoded(self) -> int | None:
+        with self.cond:
+            while not self.reports["d"] and not self.proc.stderr_done.is_set() and not self.stop.is_set():
+                self.cond.wait(timeout=0.5)
+            return self.reports["d"][0] if self.reports["d"] else None
+
+    # --- stdout / aux pipe readers ------------------------------------------------------------------------
+
+    def _start_reader(self, stream: Stream, pipe, frame_size: int) -> None:
+        t = threading.Thread(
+            target=self._read_frames, args=(stream, pipe, frame_size), name=f"read:{stream}", daemon=True
+        )
+        self.threads.append(t)
+        t.start()
+
+    def _read_frames(self, stream: Stream, pipe, frame_size: int) -> None:
+        try:
+            while not self.stop.is_set():
+                buf = bytearray(frame_size)
+                view = memoryview(buf)
+                got = 0
+                while got < frame_size:
+                    n = pipe.readinto(view[got:])
+                    if not n:
+                        break
+                    got += n
+                if got < frame_size:
+                    if got:
+                        self._put((stream, b""))  # a partial frame: reported as an error by the consumer
+                    break
+                self._put((stream, bytes(buf)))
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._put((stream, None))
+            with contextlib.suppress(OSError):
+                pipe.close()
+
+    def _put(self, item) -> None:
+        while not self.stop.is_set():
+            try:
+                self.events.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    # --- the consumer side ---------------------------------------------------------------------------------
+
+    def frames(self) -> Iterator[Frame]:
+        lane, info, index = self.lane, self.lane.info, self.lane.index
+        first = self._first_decoded()
+        lane.stats.decoded_first_pts = first
+        if first is not None and self.seek > 0 and first > index.pts_of(self.seek):
+            raise _SeekOvershoot()
+        if lane.block.open_end:
+            yield from self._frames_open_end()
+            return
+        check = {"main": _Checker(lane.grid, "grid"), "aux": _Checker(self.aux_wanted, "aux grid")}
+        counts = {"main": 0, "aux": 0}
+        open_streams = {"main"} | ({"aux"} if lane.aux is not None else set())
+        aux_shape = None if lane.aux is None else lane.aux.size(info)[::-1]
+        while open_streams:
+            stream, data = self.events.get()
+            if data is None:
+                open_streams.discard(stream)
+                continue
+            if not data:
+                rc = self.proc.wait()
+                if rc != 0 and not self.proc.stopped_by_us:
+                    raise self.proc.failure(rc)  # the root cause: ffmpeg died
+                raise DecodeError(f"{self.proc.what}: the {stream} pipe ended inside a frame")
+            key = "m" if stream == "main" else "x"
+            pts = self._report(key, counts[stream])
+            counts[stream] += 1
+            frame_index = None if pts is None else index.index_of(pts)
+            if frame_index is None:
+                raise DecodeError(
+                    f"{self.proc.what}: ffmpeg delivered a {stream} frame with pts {pts}, which the packet "
+                    "scan does not list"
+                )
+            skipped = check[stream].accept(frame_index, self.proc.what)
+            if skipped:
+                # A hole before this frame: settle it before anything after it is handed out.
+                self._verify_gaps(skipped if stream == "main" else [], skipped if stream == "aux" else [])
+            if stream == "main":
+                image = np.frombuffer(data, np.uint8).reshape(info.display_height, info.display_width, 3)
+                lane.stats.delivered_main += 1
+            else:
+                image = np.frombuffer(data, np.uint8).reshape(aux_shape)
+                lane.stats.delivered_aux += 1
+            yield Frame(stream, frame_index, pts, image)
+        rc = self.proc.wait()
+        with self.cond:
+            lane.stats.decoded_frames = len(self.reports["d"])
+        if rc != 0 and not self.proc.stopped_by_us:
+            raise self.proc.failure(rc)
+        self._verify_gaps(check["main"].finish(), check["aux"].finish())
+
+    def _frames_open_end(self) -> Iterator[Frame]:
+        """An open-ended block: every frame comes out; the lane numbers them and picks the grid itself.
+
+        Frames the partial index knows keep its numbers; after it they are numbered by counting. A main frame
+        is held until the next one arrives (or the stream ends), which decides whether it is on the grid.
+        """
+        lane, info, index = self.lane, self.lane.info, self.lane.index
+        step = grid_step(index.time_base, lane.fps)
+        origin = index.pts_of(0)
+        next_index = {"main": lane.block.lo, "aux": lane.block.lo}
+        last_pts: dict[str, int | None] = {"main": None, "aux": None}
+        counts = {"main": 0, "aux": 0}
+        held: tuple[int, int, bytes] | None = None
+        before_held: int | None = None
+        open_streams = {"main"} | ({"aux"} if lane.aux is not None else set())
+        aux_shape = None if lane.aux is None else lane.aux.size(info)[::-1]
+        while open_streams:
+            stream, data = self.events.get()
+            if data is None:
+                open_streams.discard(stream)
+                continue
+            if not data:
+                rc = self.proc.wait()
+                if rc != 0 and not self.proc.stopped_by_us:
+                    raise self.proc.failure(rc)
+                raise DecodeError(f"{self.proc.what}: the {stream} pipe ended inside a frame")
+            pts = self._report("m" if stream == "main" else "x", counts[stream])
+            counts[stream] += 1
+            if pts is None or (last_pts[stream] is not None and pts <= last_pts[stream]):
+                raise DecodeError(f"{self.proc.what}: {stream} frame pts {pts} is not after {last_pts[stream]}")
+            last_pts[stream] = pts
+            known = index.index_of(pts)
+            if known is None and next_index[stream] < len(index):
+                raise DecodeError(f"{self.proc.what}: frame pts {pts} is not in the index")
+            i = known if known is not None else next_index[stream]
+            next_index[stream] = i + 1
+            if stream == "aux":
+                lane.stats.delivered_aux += 1
+                yield Frame("aux", i, pts, np.frombuffer(data, np.uint8).reshape(aux_shape))
+                continue
+            if held is not None and is_sampled(held[1], pts, origin, step):
+                yield self._main_frame(*held)
+            if held is not None:
+                before_held = held[1]
+            held = (i, pts, data)
+        rc = self.proc.wait()
+        if rc != 0 and not self.proc.stopped_by_us:
+            raise self.proc.failure(rc)
+        if held is not None:
+            end = end_of_last_frame(held[1], None, before_held, index.time_base, info.frame_rate)
+            if is_sampled(held[1], end, origin, step):
+                yield self._main_frame(*held)
+
+    def _main_frame(self, i: int, pts: int, data: bytes) -> Frame:
+        info = self.lane.info
+        self.lane.stats.delivered_main += 1
+        return Frame("main", i, pts, np.frombuffer(data, np.uint8).reshape(info.display_height, info.display_width, 3))
+
+    def _verify_gaps(self, missing_main: list[int], missing_aux: list[int]) -> None:
+        """Tail-gap verification: ask the source whether each frame the lane did not deliver exists.
+
+        A frame the source lacks is a material gap (allowed, counted). A frame it has is lost by this lane:
+        ``HwaccelMismatch`` on a hardware lane, ``DecodeError`` on a software lane. When the source cannot be
+        probed, a hardware lane counts the frames as lost and a software lane lets them pass
+        (``probe_unknown``).
+        """
+        lane, stats = self.lane, self.lane.stats
+        if not missing_main and not missing_aux:
+            return
+        if self.stop.is_set() or lane._closed:
+            return  # stopped on purpose: frames after the stop are not owed
+        if self._present is _UNSET:
+            self._present = source_frames(lane.info, lane.index, lane.block.lo, lane.block.hi)
+        present = self._present
+        hw = lane.hw
+        for missing, material, lost in (
+            (missing_main, stats.material_main, stats.lost_main),
+            (missing_aux, stats.material_aux, stats.lost_aux),
+        ):
+            for i in missing:
+                if present is None:
+                    stats.probe_unknown += 1
+                    if hw:
+                        lost.append(i)
+                elif lane.index.pts_of(i) in present:
+                    lost.append(i)
+                else:
+                    material.append(i)
+        if lane.strict and (stats.lost_main or stats.lost_aux):
+            error = HwaccelMismatch if hw else DecodeError
+            raise error(self._lost_message())
+
+    def _lost_message(self) -> str:
+        stats = self.lane.stats
+        parts = []
+        for name, lost in (("grid", stats.lost_main), ("aux", stats.lost_aux)):
+            if lost:
+                parts.append(f"{len(lost)} {name} frames that the source has were not delivered ({_ranges(lost)})")
+        return f"{self.proc.what}: " + "; ".join(parts)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.proc.stop()
+        for t in self.threads:
+            t.join(timeout=5)
+        with contextlib.suppress(OSError):
+            os.unlink(self.script)
+
+
+class _Checker:
+    """Checks one stream's frames against the indices wanted, in order; collects the ones skipped."""
+
+    def __init__(self, wanted: Sequence[int], what: str) -> None:
+        self.wanted = list(wanted)
+        self.wanted_set = set(self.wanted)
+        self.what = what
+        self.pos = 0
+        self.last: int | None = None
+
+    def accept(self, frame_index: int, where: str) -> list[int]:
+        """Take the next delivered frame; returns the wanted frames it skipped over (usually none)."""
+        if self.last is not None and frame_index <= self.last:
+            kind = "duplicate" if frame_index == self.last else "out of order"
+            raise DecodeError(f"{where}: frame {frame_index} delivered {kind} (after frame {self.last})")
+        if frame_index not in self.wanted_set:
+            raise DecodeError(f"{where}: frame {frame_index} is outside the block or not on the {self.what}")
+        skipped = []
+        while self.wanted[self.pos] != frame_index:
+            skipped.append(self.wanted[self.pos])
+            self.pos += 1
+        self.pos += 1
+        self.last = frame_index
+        return skipped
+
+    def finish(self) -> list[int]:
+        """The wanted frames after the last delivered one (the tail gap)."""
+        tail = self.wanted[self.pos :]
+        self.pos = len(self.wanted)
+        return tail
+
+
+def _ranges(indices: Sequence[int]) -> str:
+    """``[1, 2, 3, 7]`` → ``"1-3, 7"`` (at most a few ranges, then a count)."""
+    spans: list[tuple[int, int]] = []
+    for i in indices:
+        if spans and i == spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], i)
+        else:
+            spans.append((i, i))
+    text = [f"{a}-{b}" if a != b else f"{a}" for a, b in spans[:4]]
+    if len(spans) > 4:
+        text.append(f"… {len(spans) - 4} more ranges")
+    return "frames " + ", ".join(text)
+
+
+def decode_all(
+    info: VideoInfo, index: FrameIndex, grid: Sequence[int], *, aux: AuxSpec | None = None
+) -> Iterator[Frame]:
+    """The whole file through one lane (one block from the start): the reference the sharded decoder equals."""
+    block = Block(number=0, lo=0, hi=len(index), seek=0)
+    yield from BlockDecoder(info, index, block, grid, aux=aux).frames()
+
+
+__all__ = ["AuxSpec", "BlockDecoder", "Frame", "LaneStats", "decode_all", "select_expr"]

@@ -1,0 +1,448 @@
+"""ShardedSource: several decoder lanes, one ordered stream of frames (DESIGN §3–5).
+
+Threads and what bounds them:
+
+- the **planner** runs the streamed packet scan, grows the :class:`LiveIndex`, and cuts blocks at keyframes
+  (:func:`plan_blocks`) as the scan goes, so the first block decodes while the scan is still reading;
+- one **worker per lane** takes the next planned block (whichever lane is free), at most ``ahead`` blocks past
+  the one being consumed, and decodes it with one ffmpeg (:class:`BlockDecoder`);
+- the **consumer** (the caller's thread) takes frames strictly in block order, as soon as they arrive.
+
+The buffer between them is bounded in bytes: a lane adding a frame to a block nobody is waiting for waits
+while the buffered total would exceed ``budget_mb``; the block being consumed is always admitted, so two
+lanes can never wait on each other. Any failure (a lane, the planner) goes into one shared failure state that
+wakes every waiter, stops every ffmpeg/ffprobe and is raised to the consumer, root cause first. ``close()`` at
+any point leaves no process running.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Literal
+
+from flowocr.decode.lane import AuxSpec, BlockDecoder, Frame
+from flowocr.errors import DecodeError, FlowOcrError, HwaccelMismatch
+from flowocr.plan import Block, End, Keyframe, check_tiling, plan_blocks
+from flowocr.probe.facts import VideoInfo
+from flowocr.probe.index import grid_between
+from flowocr.probe.live import IndexBuilder, LiveIndex
+from flowocr.probe.scan import PacketScan
+
+_MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LaneSpec:
+    """One decoder lane: ``kind`` hw lanes use ``hwaccel`` (a hw lane without one is a test stand-in)."""
+
+    name: str
+    kind: Literal["sw", "hw"] = "sw"
+    hwaccel: str | None = None
+
+
+@dataclass(frozen=True)
+class ShardOptions:
+    """How to cut and buffer. Times in seconds (exact); ``ahead`` None means one block per lane."""
+
+    fps: Fraction = Fraction(2)
+    block_sec: Fraction = Fraction(20)
+    first_block_sec: Fraction = Fraction(2)
+    budget_mb: float = 1024.0
+    ahead: int | None = None
+    aux: AuxSpec | None = None
+    start: Fraction | None = None
+    end: Fraction | None = None
+
+    def __post_init__(self) -> None:
+        if self.fps <= 0:
+            raise ValueError(f"fps must be positive, got {self.fps}")
+        if self.block_sec <= 0:
+            raise ValueError(f"block_sec must be positive, got {self.block_sec}")
+        if self.budget_mb < 0:
+            raise ValueError(f"budget_mb must not be negative, got {self.budget_mb}")
+        if self.ahead is not None and self.ahead < 1:
+            raise ValueError(f"ahead must be at least 1, got {self.ahead}")
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Faults injected for real (DESIGN §12): used by tests and `scripts/stress.py`, never by a normal run.
+
+    ``drop``: block number -> grid frames that block's ffmpeg is told not to output (first attempt only).
+    ``scan_fail_after``: the packet scan's ffprobe is killed after this many packets.
+    """
+
+    drop: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    scan_fail_after: int | None = None
+
+
+@dataclass
+class _Slot:
+    """The buffered frames of one block, and how far its lane got."""
+
+    block: Block
+    frames: collections.deque = field(default_factory=collections.deque)
+    done: bool = False
+    last_main: int = -1
+    last_aux: int = -1
+    count_main: int = 0
+    count_aux: int = 0
+
+
+@dataclass
+class BlockRecord:
+    number: int
+    lo: int
+    hi: int
+    seek: int
+    lane: str = ""
+    seconds: float = 0.0
+    redone: bool = False
+    frames_main: int = 0
+    frames_aux: int = 0
+    material_gaps: int = 0
+    probe_unknown: int = 0
+    skipped: bool = False
+
+
+class ShardedSource:
+    """Frames of one video from several lanes, delivered strictly in order. Iterate it once.
+
+    Main-stream frames are the grid frames; aux frames (when ``options.aux``) travel in the same block
+    order. :meth:`report` describes what happened (blocks, lanes, peak buffer, gaps, planning error).
+    """
+
+    def __init__(
+        self, info: VideoInfo, lanes: Sequence[LaneSpec], options: ShardOptions, *, faults: Faults | None = None
+    ) -> None:
+        if not lanes:
+            raise ValueError("at least one lane is needed")
+        self.info = info
+        self.lanes = list(lanes)
+        self.options = options
+        self.faults = faults or Faults()
+        self.index = LiveIndex(info.time_base)
+        self.ahead = options.ahead or len(self.lanes)
+        self.budget_bytes = int(options.budget_mb * _MB)
+        self._cond = threading.Condition()
+        self._blocks: list[Block] = []
+        self._grids: list[list[int]] = []
+        self._records: list[BlockRecord] = []
+        self._slots: dict[int, _Slot] = {}
+        self._plan_done = False
+        self._plan_error: str | None = None
+        self._next_block = 0
+        self._current = 0
+        self._buffered = 0
+        self._peak = 0
+        self._failure: BaseException | None = None
+        self._stopping = False
+        self._active: set[BlockDecoder] = set()
+        self._scan: PacketScan | None = None
+        self._threads: list[threading.Thread] = []
+        self._lane_seconds: dict[str, float] = {lane.name: 0.0 for lane in self.lanes}
+        self._started = False
+        self._t0 = 0.0
+        self._origin_pts: int | None = None
+
+    # --- consumer ---------------------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[Frame]:
+        if self._started:
+            raise RuntimeError("a ShardedSource can be iterated once")
+        self._started = True
+        self._t0 = time.monotonic()
+        self._spawn(self._plan_loop, "planner")
+        for lane in self.lanes:
+            self._spawn(self._lane_loop, f"lane:{lane.name}", lane)
+        try:
+            while True:
+                frame = self._next_frame()
+                if frame is None:
+                    return
+                yield frame
+        finally:
+            self.close()
+
+    def _next_frame(self) -> Frame | None:
+        with self._cond:
+            while True:
+                if self._failure is not None:
+                    raise self._failure
+                if self._plan_done and self._current >= len(self._blocks):
+                    self._check_complete()
+                    return None
+                slot = self._slots.get(self._current)
+                if slot is not None and slot.frames:
+                    frame = slot.frames.popleft()
+                    self._buffered -= frame.image.nbytes
+                    self._cond.notify_all()
+                    return frame
+                if slot is not None and slot.done:
+                    del self._slots[self._current]
+                    self._current += 1
+                    self._cond.notify_all()
+                    continue
+                self._cond.wait()
+
+    def _check_complete(self) -> None:
+        if self._plan_error is None and self._blocks and self._blocks[-1].hi != len(self.index):
+            raise DecodeError(
+                f"{self.info.path}: blocks end at frame {self._blocks[-1].hi} but the file has {len(self.index)}"
+            )
+
+    # --- planner ----------------------------------------------------------------------------------------
+
+    def _plan_loop(self) -> None:
+        try:
+            for block in check_tiling(plan_blocks(self._keyframe_events(), block_sec=self.options.block_sec,
+                                                  first_block_sec=self.options.first_block_sec)):  # fmt: skip
+                self._add_block(block)
+        except FlowOcrError as exc:
+            if self._stopping:
+                return
+            self._plan_failed(exc)
+        except ValueError as exc:
+            if self._stopping:
+                return
+            self._plan_failed(exc)
+        except BaseException as exc:  # noqa: BLE001 - relayed to the consumer
+            self._fail(exc)
+        finally:
+            with self._cond:
+                self._plan_done = True
+                self._cond.notify_all()
+
+    def _keyframe_events(self) -> Iterator[Keyframe | End]:
+        info = self.info
+        scan = PacketScan(info)
+        self._scan = scan
+        if self._stopping:
+            scan.close()
+            return
+        builder = IndexBuilder()
+        tb = info.time_base
+        for n, packet in enumerate(scan, start=1):
+            final = builder.feed(packet)
+            if final:
+                yield from self._finalised(final, tb)
+            if self.faults.scan_fail_after is not None and n >= self.faults.scan_fail_after:
+                scan._proc.stop()  # noqa: SLF001 - fault injection: the scan dies for real
+                raise FlowOcrError(f"packet scan of {info.path} killed after {n} packets (injected fault)")
+        if scan.truncated:
+            raise FlowOcrError(f"{info.path}: the packet scan stopped early: the file is truncated")
+        yield from self._finalised(builder.finish(), tb)
+        if not len(self.index):
+            raise FlowOcrError(f"{info.path}: the video stream has no frames")
+        end_pts = builder.end_pts(tb, info.frame_rate)
+        self.index.finish(end_pts)
+        yield End(len(self.index), (end_pts - self.index.pts_of(0)) * tb)
+
+    def _finalised(self, frames, tb) -> Iterator[Keyframe]:
+        self.index.append(frames)
+        if self._origin_pts is None and len(self.index):
+            self._origin_pts = self.index.pts_of(0)
+        for frame in frames:
+            if frame.key:
+                yield Keyframe(frame.index, (frame.pts - self._origin_pts) * tb)
+
+    def _add_block(self, block: Block) -> None:
+        last = block.hi == len(self.index) and self.index.complete
+        grid = grid_between(self.index, block.lo, block.hi, self.index.end_pts if last else None, self.options.fps)
+        grid = [i for i in grid if self._in_window(self.index.pts_of(i))]
+        with self._cond:
+            self._blocks.append(block)
+            self._grids.append(grid)
+            self._records.append(BlockRecord(block.number, block.lo, block.hi, block.seek))
+            self._cond.notify_all()
+
+    def _in_window(self, pts: int) -> bool:
+        t = (pts - self.index.pts_of(0)) * self.index.time_base
+        start, end = self.options.start, self.options.end
+        return (start is None or t >= start) and (end is None or t < end)
+
+    def _plan_failed(self, exc: BaseException) -> None:
+        """The scan broke part way: the unplanned rest is decoded as one block by one lane (reported)."""
+        with self._cond:
+            self._plan_error = str(exc)
+            lo = self._blocks[-1].hi if self._blocks else 0
+        if not len(self.index) or lo >= len(self.index):
+            self._fail(exc if isinstance(exc, FlowOcrError) else DecodeError(str(exc)))
+            return
+        from flowocr.probe.index import keyframe_at_or_before
+
+        seek = 0 if lo == 0 else keyframe_at_or_before(self.index, lo)
+        rest = Block(number=len(self._blocks), lo=lo, hi=len(self.index), seek=seek, open_end=True)
+        with self._cond:
+            self._blocks.append(rest)
+            self._grids.append([])  # an open-ended block picks its grid frames itself
+            self._records.append(BlockRecord(rest.number, rest.lo, rest.hi, rest.seek))
+            self._cond.notify_all()
+
+    # --- lanes ------------------------------------------------------------------------------------------
+
+    def _lane_loop(self, lane: LaneSpec) -> None:
+        try:
+            while True:
+                with self._cond:
+                    while True:
+                        if self._failure is not None or self._stopping:
+                            return
+                        n = self._next_block
+                        if n < len(self._blocks) and n < self._current + self.ahead:
+                            self._next_block += 1
+                            block, grid = self._blocks[n], self._grids[n]
+                            self._slots.setdefault(n, _Slot(block))
+                            break
+                        if self._plan_done and n >= len(self._blocks):
+                            return
+                        self._cond.wait()
+                self._decode_block(lane, block, grid)
+        except BaseException as exc:  # noqa: BLE001 - relayed to the consumer
+            self._fail(exc)
+
+    def _decode_block(self, lane: LaneSpec, block: Block, grid: list[int]) -> None:
+        record = self._records[block.number]
+        record.lane = lane.name
+        started = time.monotonic()
+        aux = self.options.aux
+        if not grid and aux is None and not block.open_end:
+            record.skipped = True
+        else:
+            try:
+                self._run_decoder(lane, block, grid, drop=self.faults.drop.get(block.number, ()))
+            except HwaccelMismatch:
+                if self._stopping:
+                    return
+                record.redone = True
+                software = LaneSpec(name=f"{lane.name}->sw", kind="sw")
+                self._run_decoder(software, block, grid, drop=())
+        record.seconds = time.monotonic() - started
+        with self._cond:
+            self._lane_seconds[lane.name] += record.seconds
+            slot = self._slots[block.number]
+            slot.done = True
+            record.frames_main, record.frames_aux = slot.count_main, slot.count_aux
+            self._cond.notify_all()
+
+    def _run_decoder(self, lane: LaneSpec, block: Block, grid: list[int], drop: Sequence[int]) -> None:
+        decoder = BlockDecoder(
+            self.info, self.index, block, grid,
+            aux=self.options.aux, hwaccel=lane.hwaccel, kind=lane.kind, name=lane.name, inject_drop=drop,
+            fps=self.options.fps,
+        )  # fmt: skip
+        with self._cond:
+            if self._failure is not None or self._stopping:
+                return
+            self._active.add(decoder)
+        try:
+            for frame in decoder.frames():
+                self._put(block.number, frame)
+        finally:
+            with self._cond:
+                self._active.discard(decoder)
+        record = self._records[block.number]
+        record.material_gaps += len(decoder.stats.material_main) + len(decoder.stats.material_aux)
+        record.probe_unknown += decoder.stats.probe_unknown
+
+    def _put(self, number: int, frame: Frame) -> None:
+        """Add a frame to its block's slot, waiting while the byte budget is exceeded (except for the block
+        being consumed). Frames a redo delivers again (already handed on) are skipped."""
+        size = frame.image.nbytes
+        with self._cond:
+            slot = self._slots[number]
+            last = slot.last_main if frame.stream == "main" else slot.last_aux
+            if frame.index <= last:
+                return
+            if slot.block.open_end and frame.stream == "main" and not self._in_window(frame.pts):
+                return
+            while (
+                self._failure is None
+                and not self._stopping
+                and number != self._current
+                and self._buffered + size > self.budget_bytes
+            ):
+                self._cond.wait()
+            if self._failure is not None or self._stopping:
+                raise _Stopped()
+            slot.frames.append(frame)
+            if frame.stream == "main":
+                slot.last_main = frame.index
+                slot.count_main += 1
+            else:
+                slot.last_aux = frame.index
+                slot.count_aux += 1
+            self._buffered += size
+            self._peak = max(self._peak, self._buffered)
+            self._cond.notify_all()
+
+    # --- failure and shutdown -------------------------------------------------------------------------------
+
+    def _fail(self, exc: BaseException) -> None:
+        if isinstance(exc, _Stopped):
+            return
+        with self._cond:
+            if self._failure is None and not self._stopping:
+                self._failure = exc
+            self._cond.notify_all()
+        self._stop_processes()
+
+    def _stop_processes(self) -> None:
+        with self._cond:
+            active = list(self._active)
+        for decoder in active:
+            decoder.close()
+        if self._scan is not None:
+            self._scan.close()
+
+    def close(self) -> None:
+        """Stop every lane and the scan, and wait for their threads. Safe at any time, more than once."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        self._stop_processes()
+        for t in self._threads:
+            if t is not threading.current_thread():
+                t.join(timeout=10)
+        self._stop_processes()
+
+    def _spawn(self, target, name: str, *args: Any) -> None:
+        t = threading.Thread(target=target, args=args, name=name, daemon=True)
+        self._threads.append(t)
+        t.start()
+
+    # --- report -------------------------------------------------------------------------------------------
+
+    def report(self) -> dict[str, Any]:
+        """The decode report (DESIGN §10): blocks and lanes, seconds per lane, peak buffer, gaps, plan error."""
+        with self._cond:
+            records = [vars(r).copy() for r in self._records]
+            return {
+                "lanes": [{"name": lane.name, "kind": lane.kind, "hwaccel": lane.hwaccel} for lane in self.lanes],
+                "ahead": self.ahead,
+                "budget_mb": self.options.budget_mb,
+                "block_sec": float(self.options.block_sec),
+                "first_block_sec": float(self.options.first_block_sec),
+                "blocks": records,
+                "seconds_per_lane": {k: round(v, 3) for k, v in self._lane_seconds.items()},
+                "peak_buffered_mb": round(self._peak / _MB, 3),
+                "peak_buffered_bytes": self._peak,
+                "gaps": {
+                    "material": sum(r["material_gaps"] for r in records),
+                },
+                "probe_unknown": sum(r["probe_unknown"] for r in records),
+                "plan_error": self._plan_error,
+                "redone_blocks": [r["number"] for r in records if r["redone"]],
+                "frames_indexed": len(self.index),
+                "index_complete": self.index.complete,
+                "wall_s": round(time.monotonic() - self._t0, 3) if self._t0 else 0.0,
+            }
+
+
+class _Stopped(Exception):
+    """A lane stopped because the source is failing or closing (not an error of its own)."""

@@ -1,0 +1,86 @@
+"""The one exception hierarchy of flowocr, and the exit code of each kind of failure.
+
+Every message says what went wrong, with which file, and what to do about it; the CLI prints it as one line.
+"""
+
+from __future__ import annotations
+
+
+class FlowOcrError(Exception):
+    """Base of every error flowocr raises on purpose. ``exit_code`` is what the CLI exits with."""
+
+    exit_code = 1
+
+
+class UsageError(FlowOcrError):
+    """An option or argument is invalid; nothing was started."""
+
+    exit_code = 2
+
+
+class InputError(FlowOcrError):
+    """The input file cannot be used as a video. Raised before any decoding starts."""
+
+    exit_code = 3
+
+
+class MissingInput(InputError):
+    """The path does not exist (or is a directory where a file is needed)."""
+
+
+class NotAVideo(InputError):
+    """ffprobe could not read the file as a media container."""
+
+
+class NoVideoStream(InputError):
+    """The file is a readable container without a video stream (audio only, subtitles only)."""
+
+
+class EmptyVideo(InputError):
+    """The video stream holds no frame that would be shown."""
+
+
+class TruncatedVideo(InputError):
+    """The file ends before the data its own header announces; its tail is missing."""
+
+
+class ToolMissing(FlowOcrError):
+    """ffmpeg or ffprobe is not on PATH; nothing was started."""
+
+    exit_code = 4
+
+
+class ProcessFailed(FlowOcrError):
+    """An ffmpeg/ffprobe process exited non-zero. Carries its exit code and the tail of its stderr."""
+
+    exit_code = 5
+
+    def __init__(self, message: str, *, returncode: int | None = None, stderr_tail: str = "") -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+
+
+class DecodeError(FlowOcrError):
+    """A decoder delivered frames that break the frame contract (order, range, grid, completeness).
+
+    After it is raised, the frames already handed out are correct; the ones after them were not delivered.
+    """
+
+    exit_code = 6
+
+
+class HwaccelMismatch(DecodeError):
+    """A hardware lane delivered a gap the source does not have; the block must be decoded in software."""
+
+
+class Interrupted(FlowOcrError):
+    """The run was stopped by the user (Ctrl-C / SIGTERM); every child process has been stopped."""
+
+    exit_code = 130
+
+
+def one_line(error: BaseException) -> str:
+    """The error as one line for a terminal: class-free message, newlines folded."""
+    text = str(error) or type(error).__name__
+    return " ".join(text.split())

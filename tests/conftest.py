@@ -1,0 +1,122 @@
+"""Shared test helpers: fixture paths, the CLI as a real process, and ffmpeg's own reference decode."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+SHARED_VIDEOS = ROOT.parent / "shared" / "videos"
+
+
+def fixture_videos() -> list[Path]:
+    manifest = json.loads((FIXTURES / "manifest.json").read_text())
+    entries = manifest["fixtures"] if isinstance(manifest, dict) and "fixtures" in manifest else manifest
+    return [FIXTURES / entry["file"] for entry in entries]
+
+
+def shared_videos() -> list[Path]:
+    if not SHARED_VIDEOS.is_dir():
+        return []
+    return sorted(p for p in SHARED_VIDEOS.iterdir() if p.suffix.lower() in {".mp4", ".mkv", ".mov", ".webm", ".avi"})
+
+
+needs_shared = pytest.mark.skipif(not SHARED_VIDEOS.is_dir(), reason="../shared/videos is not present")
+
+
+@dataclass(frozen=True)
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json_lines(self) -> list[dict]:
+        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+
+def run_cli(*args: str, prog: str = "flowocr", timeout: float = 600, env: dict | None = None) -> CliResult:
+    """Run the installed command as a real process (``python -m flowocr`` for ``flowocr``)."""
+    if prog == "flowocr":
+        argv = [sys.executable, "-m", "flowocr", *args]
+    else:
+        argv = [str(Path(sys.executable).parent / prog), *args]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
+    return CliResult(done.returncode, done.stdout, done.stderr)
+
+
+@dataclass(frozen=True)
+class RefFrame:
+    time: Fraction  # seconds relative to the first frame
+    duration: Fraction
+    md5: str
+
+
+def ffmpeg_framemd5(path: Path, *extra_filters: str, pix_fmt: str = "bgr24", clean: bool = False) -> list[RefFrame]:
+    """ffmpeg's own decode of the whole file: every frame's time (exact, stream time base) and md5.
+
+    ``clean=True`` skips the test when ffmpeg reports decoding errors: a damaged stream's error concealment
+    differs from run to run with frame threads, so no decode of it is a reference.
+    """
+    argv = ["ffmpeg", "-v", "error", "-nostdin", "-i", str(path), "-map", "0:v:0", "-fps_mode", "passthrough",
+            "-enc_time_base", "-1"]  # fmt: skip
+    if extra_filters:
+        argv += ["-vf", ",".join(extra_filters)]
+    argv += ["-pix_fmt", pix_fmt, "-f", "framemd5", "-"]
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    if clean and done.stderr.strip():
+        pytest.skip(f"{path.name}: ffmpeg itself reports decoding errors: {done.stderr.splitlines()[0]}")
+    out = done.stdout
+    tb = None
+    rows = []
+    for line in out.splitlines():
+        if line.startswith("#tb 0:"):
+            tb = Fraction(line.split(":", 1)[1].strip())
+        if line.startswith("#") or not line.strip():
+            continue
+        fields = [f.strip() for f in line.split(",")]
+        rows.append((int(fields[2]), int(fields[3]), fields[5]))
+    assert tb is not None and rows, f"ffmpeg gave no frames for {path}"
+    first = rows[0][0]
+    return [RefFrame((pts - first) * tb, dur * tb, md5) for pts, dur, md5 in rows]
+
+
+def reference_grid(frames: list[RefFrame], fps: Fraction) -> list[int]:
+    """DESIGN §2 applied naively to ffmpeg's frames: sample t_k = k / fps, the frame on screen at t_k."""
+    end = frames[-1].time + frames[-1].duration
+    chosen: list[int] = []
+    i = 0
+    k = 0
+    while Fraction(k) / fps < end:
+        t = Fraction(k) / fps
+        while i + 1 < len(frames) and frames[i + 1].time <= t:
+            i += 1
+        if not chosen or chosen[-1] != i:
+            chosen.append(i)
+        k += 1
+    return chosen
+
+
+def child_processes() -> list[str]:
+    """Command names of this process's live children (ffmpeg/ffprobe leaks show up here)."""
+    me = str(os.getpid())
+    names = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        state, ppid = fields[0], fields[1]
+        if ppid == me and state != "Z":
+            names.append(stat.split("(", 1)[1].rsplit(")", 1)[0])
+    return names
