@@ -12,7 +12,7 @@ import sys
 import click
 
 from flowocr import __version__
-from flowocr.cli.options import FRACTION, option
+from flowocr.cli.options import FRACTION, decode_options, option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -42,11 +42,29 @@ def probe_cmd(video: str, as_json: bool, count: bool, keyframes: bool) -> None:
     "-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=str), default=None,
     help="Also write each frame as DIR/<index>.png.",
 )  # fmt: skip
-def frames_cmd(video: str, fps, start, end, out_dir: str | None) -> None:
-    """Print one JSON line per grid frame of VIDEO: index, pts, time (s from the first frame), md5 of bgr24."""
+@decode_options
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Write the decode report (blocks, lanes, peak buffer, gaps) as JSON to FILE.")  # fmt: skip
+def frames_cmd(video: str, fps, start, end, out_dir: str | None, report_path: str | None, **decode) -> None:
+    """Print one JSON line per grid frame of VIDEO: index, pts, time (s from the first frame), md5 of bgr24.
+
+    The lines are the same whatever the sharding options."""
     from flowocr.cli import commands
 
-    commands.frames_command(video, fps=fps, start=start, end=end, out_dir=out_dir)
+    commands.frames_command(video, fps=fps, start=start, end=end, out_dir=out_dir, report_path=report_path,
+                            decode=decode)  # fmt: skip
+
+
+@cli.command("plan")
+@click.argument("video", type=click.Path(dir_okay=True, path_type=str))
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as one JSON object.")
+@option("block_sec")
+@option("first_block_sec")
+def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
+    """Print the block plan of VIDEO: frames [lo, hi) of each block, its seek keyframe and times."""
+    from flowocr.cli import commands
+
+    commands.plan_command(video, as_json=as_json, block_sec=block_sec, first_block_sec=first_block_sec)
 
 
 def main(argv: list[str] | None = None, prog_name: str = "flowocr") -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import json
 import os
@@ -64,41 +63,83 @@ def _seconds(value: Fraction | None) -> str:
     return "unknown" if value is None else f"{float(value):.6f} s"
 
 
-def frames_command(
-    video: str, *, fps: Fraction, start: Fraction | None, end: Fraction | None, out_dir: str | None
-) -> None:
-    from flowocr.decode import BlockDecoder
-    from flowocr.plan import Block
-    from flowocr.probe import keyframe_at_or_before, probe, sample_grid, scan_index
+def _sharded_source(video: str, *, fps: Fraction, decode: dict, aux=None, start=None, end=None):
+    """Probe the video, choose its lanes, and build the sharded source (notes go to stderr once)."""
+    from flowocr.decode.hwaccel import resolve_lanes
+    from flowocr.decode.sharded import ShardedSource, ShardOptions
+    from flowocr.probe import probe
 
+    info = probe(video)
+    lanes, notes = resolve_lanes(
+        video, lanes=decode.get("lanes"), shards=decode.get("decode_shards"), hwaccel=decode.get("hwaccel", "auto")
+    )
+    asked_for_hw = bool(decode.get("decode_shards") or (decode.get("lanes") and "hw" in decode["lanes"]))
+    if asked_for_hw or decode.get("hwaccel", "auto") != "auto":
+        for note in notes:
+            sys.stderr.write(f"flowocr: {note}\n")
+    options = ShardOptions(
+        fps=fps, block_sec=decode.get("block_sec", Fraction(20)),
+        first_block_sec=decode.get("first_block_sec", Fraction(2)), budget_mb=decode.get("budget_mb", 1024.0),
+        ahead=decode.get("ahead"), aux=aux, start=start, end=end,
+    )  # fmt: skip
+    return ShardedSource(info, lanes, options), notes
+
+
+def frames_command(
+    video: str, *, fps: Fraction, start: Fraction | None, end: Fraction | None, out_dir: str | None,
+    report_path: str | None = None, decode: dict | None = None,
+) -> None:  # fmt: skip
     if start is not None and end is not None and end <= start:
         raise UsageError(f"--end ({float(end)}) must be after --start ({float(start)})")
-    info = probe(video)
-    index = scan_index(info)
-    grid = sample_grid(index, fps)
-    times = [index.seconds(i) for i in grid]
-    first = 0 if start is None else bisect.bisect_left(times, start)
-    last = len(grid) if end is None else bisect.bisect_left(times, end)
-    wanted = grid[first:last]
-    if not wanted:
-        return
+    source, notes = _sharded_source(video, fps=fps, decode=decode or {}, start=start, end=end)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
         import cv2
-    hi = wanted[-1] + 1
-    block = Block(number=0, lo=wanted[0], hi=hi, seek=keyframe_at_or_before(index, wanted[0]))
-    decoder = BlockDecoder(info, index, block, wanted)
-    for frame in decoder.frames():
-        md5 = hashlib.md5(frame.image.tobytes()).hexdigest()
-        record = {"index": frame.index, "pts": frame.pts, "time": float(index.seconds(frame.index)), "md5": md5}
-        _emit(json.dumps(record))
-        if out_dir:
-            path = os.path.join(out_dir, f"{frame.index:06d}.png")
-            if not cv2.imwrite(path, frame.image):
-                raise UsageError(f"{path}: cannot write the frame; check that the folder is writable")
-    gaps = decoder.stats.material_main
+    index = source.index
+    try:
+        for frame in source:
+            md5 = hashlib.md5(frame.image.tobytes()).hexdigest()
+            record = {"index": frame.index, "pts": frame.pts, "time": float(index.seconds(frame.index)), "md5": md5}
+            _emit(json.dumps(record))
+            if out_dir:
+                path = os.path.join(out_dir, f"{frame.index:06d}.png")
+                if not cv2.imwrite(path, frame.image):
+                    raise UsageError(f"{path}: cannot write the frame; check that the folder is writable")
+    finally:
+        source.close()
+    report = source.report()
+    report["hw_notes"] = notes
+    gaps = report["gaps"]["material"]
     if gaps:
-        sys.stderr.write(
-            f"flowocr: note: {len(gaps)} grid frames are absent from the source itself "
-            f"(first: {gaps[0]}); they were skipped\n"
-        )
+        sys.stderr.write(f"flowocr: note: {gaps} grid frames are absent from the source itself; they were skipped\n")
+    if report["plan_error"]:
+        sys.stderr.write(f"flowocr: note: planning failed part way ({report['plan_error']}); the rest was decoded "
+                         "as one block\n")  # fmt: skip
+    if report_path:
+        with open(report_path, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=2)
+
+
+def plan_command(video: str, *, as_json: bool, block_sec: Fraction, first_block_sec: Fraction) -> None:
+    from flowocr.plan.stream import plan_video
+    from flowocr.probe import probe
+
+    info = probe(video)
+    blocks, index = plan_video(info, block_sec=block_sec, first_block_sec=first_block_sec)
+    rows = []
+    for b in blocks:
+        end = index.end_pts if b.hi == len(index) else index.pts_of(b.hi)
+        rows.append({
+            "block": b.number, "lo": b.lo, "hi": b.hi, "seek": b.seek, "frames": b.hi - b.lo,
+            "start": float(index.seconds(b.lo)), "end": float((end - index.pts_of(0)) * index.time_base),
+        })  # fmt: skip
+    if as_json:
+        _emit(json.dumps({"video": video, "frames": len(index), "keyframes": len(index.keyframes),
+                          "block_sec": float(block_sec), "first_block_sec": float(first_block_sec),
+                          "blocks": rows}))  # fmt: skip
+        return
+    _emit(f"{video}: {len(index)} frames, {len(index.keyframes)} keyframes, {len(rows)} blocks")
+    _emit(f"{'block':>5} {'frames [lo, hi)':>18} {'seek':>7} {'start s':>9} {'end s':>9}")
+    for r in rows:
+        _emit(f"{r['block']:>5} {'[' + str(r['lo']) + ', ' + str(r['hi']) + ')':>18} {r['seek']:>7} "
+              f"{r['start']:>9.3f} {r['end']:>9.3f}")  # fmt: skip

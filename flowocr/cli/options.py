@@ -50,7 +50,32 @@ OPTIONS: dict[str, OptionSpec] = {
         "Samples per second of the time grid (exact rational, e.g. 2 or 30000/1001).",
         minimum=Fraction(1, 3600),
     ),
+    "decode_shards": OptionSpec(
+        ("--decode-shards",), None, click.IntRange(1, 64),
+        "Decode with N lanes of the best kind available (hw where it initialises, else sw). Default: 2.",
+    ),
+    "lanes": OptionSpec(("--lanes",), None, str, "Explicit lanes, e.g. sw,sw,hw (a hw lane that cannot start is sw)."),
+    "hwaccel": OptionSpec(
+        ("--hwaccel",), "auto", click.Choice(["auto", "cuda", "vaapi", "qsv"]),
+        "Hardware decoder for hw lanes; auto tries cuda, vaapi, qsv.",
+    ),
+    "block_sec": OptionSpec(
+        ("--block-sec",), Fraction(20), FRACTION, "Block length in seconds (cut at keyframes).",
+        minimum=Fraction(1, 100),
+    ),
+    "first_block_sec": OptionSpec(
+        ("--first-block-sec",), Fraction(2), FRACTION,
+        "Length of the short first block, for fast first results (0: no short first block).",
+    ),
+    "budget_mb": OptionSpec(
+        ("--budget-mb",), 1024.0, click.FloatRange(0), "Byte budget of decoded frames buffered ahead, in MB.",
+    ),
+    "ahead": OptionSpec(
+        ("--ahead",), None, click.IntRange(1, 256), "Blocks decoding or waiting at most. Default: one per lane.",
+    ),
 }
+
+DECODE_OPTIONS = ("decode_shards", "lanes", "hwaccel", "block_sec", "first_block_sec", "budget_mb", "ahead")
 
 
 def option(name: str):
@@ -62,7 +87,14 @@ def option(name: str):
             raise click.BadParameter(f"must be at least {spec.minimum}")
         return value
 
+    show = None if spec.default is None else str(spec.default)
     return click.option(
-        *spec.flags, name, type=spec.type, default=spec.default, show_default=str(spec.default),
-        help=spec.help, callback=check,
+        *spec.flags, name, type=spec.type, default=spec.default, show_default=show, help=spec.help, callback=check,
     )  # fmt: skip
+
+
+def decode_options(func):
+    """All decoding options of :data:`DECODE_OPTIONS`, in order."""
+    for name in reversed(DECODE_OPTIONS):
+        func = option(name)(func)
+    return func

@@ -26,11 +26,12 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from flowocr.decode.lane import AuxSpec, BlockDecoder, Frame
-from flowocr.errors import DecodeError, FlowOcrError, HwaccelMismatch
+from flowocr.errors import DecodeError, FlowOcrError, HwaccelMismatch, InputError
 from flowocr.plan import Block, End, Keyframe, check_tiling, plan_blocks
+from flowocr.plan.stream import keyframe_events
 from flowocr.probe.facts import VideoInfo
 from flowocr.probe.index import grid_between
-from flowocr.probe.live import IndexBuilder, LiveIndex
+from flowocr.probe.live import LiveIndex
 from flowocr.probe.scan import PacketScan
 
 _MB = 1024 * 1024
@@ -92,6 +93,7 @@ class _Slot:
     last_aux: int = -1
     count_main: int = 0
     count_aux: int = 0
+    bytes: int = 0  # buffered bytes of this block
 
 
 @dataclass
@@ -140,6 +142,7 @@ class ShardedSource:
         self._current = 0
         self._buffered = 0
         self._peak = 0
+        self._peak_ahead = 0  # buffered bytes of blocks other than the one being consumed
         self._failure: BaseException | None = None
         self._stopping = False
         self._active: set[BlockDecoder] = set()
@@ -148,7 +151,6 @@ class ShardedSource:
         self._lane_seconds: dict[str, float] = {lane.name: 0.0 for lane in self.lanes}
         self._started = False
         self._t0 = 0.0
-        self._origin_pts: int | None = None
 
     # --- consumer ---------------------------------------------------------------------------------------
 
@@ -181,6 +183,7 @@ class ShardedSource:
                 if slot is not None and slot.frames:
                     frame = slot.frames.popleft()
                     self._buffered -= frame.image.nbytes
+                    slot.bytes -= frame.image.nbytes
                     self._cond.notify_all()
                     return frame
                 if slot is not None and slot.done:
@@ -203,11 +206,9 @@ class ShardedSource:
             for block in check_tiling(plan_blocks(self._keyframe_events(), block_sec=self.options.block_sec,
                                                   first_block_sec=self.options.first_block_sec)):  # fmt: skip
                 self._add_block(block)
-        except FlowOcrError as exc:
-            if self._stopping:
-                return
-            self._plan_failed(exc)
-        except ValueError as exc:
+        except InputError as exc:
+            self._fail(exc)  # truncated or empty: the input itself is bad, not the scan
+        except (FlowOcrError, ValueError) as exc:
             if self._stopping:
                 return
             self._plan_failed(exc)
@@ -219,37 +220,12 @@ class ShardedSource:
                 self._cond.notify_all()
 
     def _keyframe_events(self) -> Iterator[Keyframe | End]:
-        info = self.info
-        scan = PacketScan(info)
+        scan = PacketScan(self.info)
         self._scan = scan
         if self._stopping:
             scan.close()
             return
-        builder = IndexBuilder()
-        tb = info.time_base
-        for n, packet in enumerate(scan, start=1):
-            final = builder.feed(packet)
-            if final:
-                yield from self._finalised(final, tb)
-            if self.faults.scan_fail_after is not None and n >= self.faults.scan_fail_after:
-                scan._proc.stop()  # noqa: SLF001 - fault injection: the scan dies for real
-                raise FlowOcrError(f"packet scan of {info.path} killed after {n} packets (injected fault)")
-        if scan.truncated:
-            raise FlowOcrError(f"{info.path}: the packet scan stopped early: the file is truncated")
-        yield from self._finalised(builder.finish(), tb)
-        if not len(self.index):
-            raise FlowOcrError(f"{info.path}: the video stream has no frames")
-        end_pts = builder.end_pts(tb, info.frame_rate)
-        self.index.finish(end_pts)
-        yield End(len(self.index), (end_pts - self.index.pts_of(0)) * tb)
-
-    def _finalised(self, frames, tb) -> Iterator[Keyframe]:
-        self.index.append(frames)
-        if self._origin_pts is None and len(self.index):
-            self._origin_pts = self.index.pts_of(0)
-        for frame in frames:
-            if frame.key:
-                yield Keyframe(frame.index, (frame.pts - self._origin_pts) * tb)
+        yield from keyframe_events(scan, self.index, self.info, fail_after=self.faults.scan_fail_after)
 
     def _add_block(self, block: Block) -> None:
         last = block.hi == len(self.index) and self.index.complete
@@ -379,7 +355,13 @@ class ShardedSource:
                 slot.count_aux += 1
             self._buffered += size
             self._peak = max(self._peak, self._buffered)
+            slot.bytes += size
+            self._peak_ahead = max(self._peak_ahead, self._buffered - self._slot_bytes(self._current))
             self._cond.notify_all()
+
+    def _slot_bytes(self, number: int) -> int:
+        slot = self._slots.get(number)
+        return slot.bytes if slot is not None else 0
 
     # --- failure and shutdown -------------------------------------------------------------------------------
 
@@ -432,6 +414,7 @@ class ShardedSource:
                 "seconds_per_lane": {k: round(v, 3) for k, v in self._lane_seconds.items()},
                 "peak_buffered_mb": round(self._peak / _MB, 3),
                 "peak_buffered_bytes": self._peak,
+                "peak_ahead_bytes": self._peak_ahead,
                 "gaps": {
                     "material": sum(r["material_gaps"] for r in records),
                 },
