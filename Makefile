@@ -7,8 +7,9 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint deps system-deps fixtures clean
 
 demo: deps
-	$(BIN)/flowocr probe fixtures/demo.mp4
-	$(BIN)/flowocr frames fixtures/demo.mp4 --fps 1 | head -n 5
+	$(BIN)/flowocr run fixtures/demo.mp4 -o flowocr-out/demo
+	@echo "--- flowocr-out/demo/demo.srt ---"
+	@cat flowocr-out/demo/demo.srt
 
 test: deps
 	$(BIN)/ruff check flowocr tests scripts

@@ -74,6 +74,15 @@ class HwaccelMismatch(DecodeError):
     """A hardware lane delivered a gap the source does not have; the block must be decoded in software."""
 
 
+class EngineUnavailable(FlowOcrError):
+    """The chosen OCR engine cannot run here: its optional package is not installed or its models do not load.
+
+    Raised before any frame is OCR'd; the message names the engine and how to install it.
+    """
+
+    exit_code = 7
+
+
 class Interrupted(FlowOcrError):
     """The run was stopped by the user (Ctrl-C / SIGTERM); every child process has been stopped."""
 
@@ -84,3 +93,9 @@ def one_line(error: BaseException) -> str:
     """The error as one line for a terminal: class-free message, newlines folded."""
     text = str(error) or type(error).__name__
     return " ".join(text.split())
+
+
+class BatchFailed(FlowOcrError):
+    """Some videos of a batch failed (each listed with its reason); the others completed."""
+
+    exit_code = 8

@@ -67,6 +67,49 @@ def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
     commands.plan_command(video, as_json=as_json, block_sec=block_sec, first_block_sec=first_block_sec)
 
 
+@cli.command("run")
+@click.argument("inputs", nargs=-1, required=True, type=str, metavar="VIDEO|DIR|GLOB...")
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=str), default="flowocr-out",
+              show_default=True, help="Folder for the outputs DIR/<stem>.<ext>.")  # fmt: skip
+@option("fps")
+@option("area")
+@option("lang")
+@option("engine")
+@option("formats")
+@decode_options
+@click.option("--no-aux", is_flag=True,
+              help="Run without the change detector: OCR decided by a pixel test, cue times on the sample grid.")
+@option("aux_scale")
+@option("aux_connect")
+@click.option("--skip-existing", is_flag=True, help="Skip videos whose report in the output folder says complete.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors and the final failure list.")
+def run_cmd(inputs, out_dir, fps, area, lang, engine, formats, no_aux, aux_scale, aux_connect, skip_existing, quiet,
+            **decode) -> None:  # fmt: skip
+    """OCR videos: write subtitles (SRT, WebVTT, ASS), text, per-frame JSONL and a JSON run report.
+
+    A folder (its video files) or several videos make a batch: a failure is listed at the end with its reason,
+    the others go on, and the exit code is non-zero if any failed."""
+    from flowocr.cli import commands
+
+    commands.run_command(list(inputs), out_dir=out_dir, fps=fps, area=area, lang=lang, engine=engine,
+                         formats=formats, skip_existing=skip_existing, quiet=quiet, decode=decode,
+                         aux={"no_aux": no_aux, "aux_scale": aux_scale, "aux_connect": aux_connect})  # fmt: skip
+
+
+@cli.command("aux-serve")
+@click.option("--listen", default="127.0.0.1:0", show_default=True,
+              help="HOST:PORT to listen on (port 0: any free port; the address is printed).")
+@click.option("--once", is_flag=True, help="Serve one aux stream, then exit.")
+def aux_serve_cmd(listen: str, once: bool) -> None:
+    """Run the change detector on its own; `flowocr run --aux-connect HOST:PORT` sends it the aux stream."""
+    from flowocr.aux.server import serve
+
+    try:
+        serve(listen, once=once)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--listen") from exc
+
+
 def main(argv: list[str] | None = None, prog_name: str = "flowocr") -> None:
     """Entry point: run the click group, print flowocr errors as one line, exit with their code."""
     from flowocr.errors import FlowOcrError, one_line

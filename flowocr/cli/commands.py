@@ -143,3 +143,57 @@ def plan_command(video: str, *, as_json: bool, block_sec: Fraction, first_block_
     for r in rows:
         _emit(f"{r['block']:>5} {'[' + str(r['lo']) + ', ' + str(r['hi']) + ')':>18} {r['seek']:>7} "
               f"{r['start']:>9.3f} {r['end']:>9.3f}")  # fmt: skip
+
+
+def run_command(
+    inputs: list[str], *, out_dir: str, fps: Fraction, area: str, lang: str, engine: str, formats: str,
+    skip_existing: bool, quiet: bool, decode: dict, aux: dict | None = None,
+) -> None:  # fmt: skip
+    from flowocr.cli.progress import make_progress
+    from flowocr.errors import BatchFailed, FlowOcrError, one_line
+    from flowocr.ocr.area import parse_area
+    from flowocr.pipeline import RunOptions, VideoRun, expand_inputs, report_says_complete
+
+    parse_area(area)  # a bad --area is a usage error before any work
+    options = RunOptions(
+        fps=fps, area=area, lang=lang, engine=engine, out_dir=out_dir,
+        formats=tuple(f.strip() for f in formats.split(",") if f.strip()),
+        lanes=decode.get("lanes"), decode_shards=decode.get("decode_shards"), hwaccel=decode.get("hwaccel", "auto"),
+        block_sec=decode.get("block_sec", Fraction(20)), first_block_sec=decode.get("first_block_sec", Fraction(2)),
+        budget_mb=decode.get("budget_mb", 1024.0), ahead=decode.get("ahead"), **(aux or {}),
+    )  # fmt: skip
+    videos, failed = expand_inputs(inputs)
+    if len(inputs) == 1 and len(videos) == 1 and not failed:
+        single = True
+    else:
+        single = False
+    progress = make_progress(quiet=quiet, total=len(videos))
+    done = 0
+    try:
+        for n, video in enumerate(videos, start=1):
+            if skip_existing and report_says_complete(options.output(video, "json")):
+                progress.note(f"[{n}/{len(videos)}] {video}: skipped (its report says complete)")
+                continue
+            run = VideoRun(video, options, listener=progress.listener(n, video))
+            try:
+                for _ in run.cues():
+                    pass
+            except FlowOcrError as exc:
+                if single:
+                    raise
+                failed.append((video, one_line(exc)))
+                progress.failed(video, one_line(exc))
+                continue
+            done += 1
+            progress.finished(video, run.report)
+    finally:
+        progress.close()
+    if failed:
+        if single and not videos:
+            from flowocr.errors import MissingInput
+
+            raise MissingInput(failed[0][1])
+        lines = [f"{len(failed)} of {len(videos) + sum(1 for f in failed if f[0] not in videos)} inputs failed:"]
+        lines += [f"  {reason}" for _, reason in failed]
+        sys.stderr.write("\n".join(lines) + "\n")
+        raise BatchFailed(f"{len(failed)} input(s) failed; {done} completed")

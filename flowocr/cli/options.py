@@ -75,6 +75,29 @@ OPTIONS: dict[str, OptionSpec] = {
     ),
 }
 
+OPTIONS.update({
+    "area": OptionSpec(
+        ("--area",), "full", str,
+        "Text area to OCR: full, bottom (lower 30%), top (upper 30%), auto (the band where text recurs), or X,Y,W,H "
+        "as fractions (0,0.7,1,0.3) or pixels.",
+    ),
+    "lang": OptionSpec(("--lang",), "ch", str, "Recognition language: ch (Chinese and English) or en."),
+    "engine": OptionSpec(("--engine",), "rapidocr", click.Choice(["rapidocr", "paddle"]), "OCR engine."),
+    "formats": OptionSpec(
+        ("--formats",), "srt,vtt,ass,txt,jsonl,json", str,
+        "Outputs to write, comma-separated: srt, vtt, ass, txt, jsonl (per-frame results), json (run report).",
+    ),
+})
+
+OPTIONS.update({
+    "aux_scale": OptionSpec(
+        ("--aux-scale",), 0.35, click.FloatRange(0.05, 1.0), "Scale of the aux stream sent to the change detector.",
+    ),
+    "aux_connect": OptionSpec(
+        ("--aux-connect",), None, str, "Use a change detector already running at HOST:PORT (flowocr aux-serve).",
+    ),
+})
+
 DECODE_OPTIONS = ("decode_shards", "lanes", "hwaccel", "block_sec", "first_block_sec", "budget_mb", "ahead")
 
 

@@ -1,0 +1,1 @@
+"""Aux stage: every frame, small, forwarded in block order over TCP to a change-detector process."""

@@ -1,0 +1,68 @@
+"""The aux wire format between the decode process and the change detector (TCP, big-endian, no pickles).
+
+decode → detector: ``FRAME`` (index, pts, width, height, then width*height grey bytes) ... ``END``.
+detector → decode: ``RESULT`` (index, appeared, vanished, strokes) per frame, in order ... ``DONE``.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+FRAME = b"AUXF"
+END = b"AUXE"
+RESULT = b"AUXR"
+DONE = b"AUXD"
+_FRAME = struct.Struct("!4sqqII")
+_RESULT = struct.Struct("!4sqIII")
+
+
+class PeerClosed(ConnectionError):
+    """The other side closed the connection before its end marker."""
+
+
+def recv_exact(sock: socket.socket, size: int) -> bytes:
+    chunks = []
+    left = size
+    while left:
+        chunk = sock.recv(min(left, 1 << 20))
+        if not chunk:
+            raise PeerClosed(f"connection closed with {left} of {size} bytes still to come")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def pack_frame(index: int, pts: int, width: int, height: int) -> bytes:
+    return _FRAME.pack(FRAME, index, pts, width, height)
+
+
+def pack_end() -> bytes:
+    return _FRAME.pack(END, -1, 0, 0, 0)
+
+
+def read_frame(sock: socket.socket) -> tuple[int, int, int, int, bytes] | None:
+    """The next frame (index, pts, width, height, pixels), or None at the end marker."""
+    magic, index, pts, width, height = _FRAME.unpack(recv_exact(sock, _FRAME.size))
+    if magic == END:
+        return None
+    if magic != FRAME:
+        raise ValueError(f"unexpected message {magic!r} in the aux stream")
+    return index, pts, width, height, recv_exact(sock, width * height)
+
+
+def pack_result(index: int, appeared: int, vanished: int, strokes: int) -> bytes:
+    return _RESULT.pack(RESULT, index, appeared, vanished, strokes)
+
+
+def pack_done() -> bytes:
+    return _RESULT.pack(DONE, -1, 0, 0, 0)
+
+
+def read_result(sock: socket.socket) -> tuple[int, int, int, int] | None:
+    magic, index, appeared, vanished, strokes = _RESULT.unpack(recv_exact(sock, _RESULT.size))
+    if magic == DONE:
+        return None
+    if magic != RESULT:
+        raise ValueError(f"unexpected message {magic!r} from the change detector")
+    return index, appeared, vanished, strokes

@@ -1,0 +1,71 @@
+"""The change-detector process: ``flowocr aux-serve --listen HOST:PORT``.
+
+It serves one aux stream per connection: frames in, one result per frame out, in order. Work is batched with
+the streaming windows of :mod:`flowocr.aux.windows` (left context = the detector's receptive field), so results
+for early frames go back while later frames are still arriving.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import numpy as np
+
+from flowocr.aux import protocol
+from flowocr.aux.detector import RECEPTIVE_FIELD, detect
+from flowocr.aux.windows import next_window, slice_new
+
+INITIAL = 4
+CHUNK = 16
+
+
+def serve_connection(conn: socket.socket) -> None:
+    frames: list[tuple[int, np.ndarray]] = []
+    emitted = 0
+    finished = False
+    while True:
+        if not finished:
+            item = protocol.read_frame(conn)
+            if item is None:
+                finished = True
+            else:
+                index, _pts, width, height, data = item
+                frames.append((index, np.frombuffer(data, np.uint8).reshape(height, width)))
+        while (window := next_window(len(frames), emitted, finished, initial=INITIAL, chunk=CHUNK,
+                                     left_ctx=RECEPTIVE_FIELD)) is not None:  # fmt: skip
+            ctx_start, new_start, new_end = window
+            results = slice_new(detect(frames[ctx_start:new_end]), window, 1)
+            conn.sendall(b"".join(protocol.pack_result(r.index, r.appeared, r.vanished, r.strokes) for r in results))
+            emitted = new_end
+            # Frames before the context of the next window are never needed again.
+            keep_from = max(0, emitted - RECEPTIVE_FIELD)
+            for i in range(keep_from):
+                frames[i] = (frames[i][0], np.empty((0, 0), np.uint8))
+        if finished and emitted == len(frames):
+            conn.sendall(protocol.pack_done())
+            return
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"invalid address {text!r}; give HOST:PORT (e.g. 127.0.0.1:7000)")
+    return host or "127.0.0.1", int(port)
+
+
+def serve(listen: str, *, once: bool = False) -> None:
+    """Listen on ``listen`` (port 0: any free port); print ``listening on HOST:PORT``; serve connections."""
+    host, port = parse_address(listen)
+    with socket.create_server((host, port)) as server:
+        bound = server.getsockname()
+        print(f"listening on {bound[0]}:{bound[1]}", flush=True)
+        while True:
+            conn, _ = server.accept()
+            with conn:
+                try:
+                    serve_connection(conn)
+                except (protocol.PeerClosed, ConnectionError, ValueError) as exc:
+                    print(f"flowocr aux-serve: connection dropped: {exc}", file=sys.stderr, flush=True)
+            if once:
+                return

@@ -1,0 +1,259 @@
+"""The text area: which part of each frame is OCR'd, and how boxes found in it map back to the frame.
+
+``--area`` accepts:
+
+- ``full``: the whole frame.
+- ``bottom``: the lower ``BOTTOM_FRACTION`` (30 %) of the frame, full width: where burned-in subtitles sit.
+  Measured on our material: subtitle lines lie in the lower 10-20 % (fixtures, 640x360: lines at 78-95 %
+  of the height; rapidvideocr_nezha, 1920x800: 91 %; rapidvideocr_1, 678x360: 92-97 %), so 30 % leaves room
+  for two- and three-line subtitles and raised positions.
+- ``top``: the upper ``TOP_FRACTION`` (30 %), full width: top-positioned captions and translated signs.
+- ``auto``: found from the video: OCR a few full frames spread over it and keep the band where text recurs
+  (:func:`find_text_band`). Until that is done, ``auto`` stands for the full frame.
+- ``X,Y,W,H``: a rectangle, either in fractions of the frame (every value a decimal number in [0, 1], e.g.
+  ``0,0.75,1,0.25``) or in pixels (every value an integer, e.g. ``0,600,1920,200``). A rectangle that sticks
+  out of the frame is clipped to it; one that lies wholly outside is an error.
+
+Rectangles are in pixels of the decoded frame, half-open: rows ``[y, y + h)``, columns ``[x, x + w)``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from flowocr.errors import UsageError
+from flowocr.ocr.types import OcrResult, TextLine
+
+BOTTOM_FRACTION = 0.30
+TOP_FRACTION = 0.30
+
+AreaKind = Literal["full", "bottom", "top", "auto", "fraction", "pixel"]
+
+_AREA_HELP = (
+    "Supported values are full, bottom (lower 30%), top (upper 30%), auto, or X,Y,W,H as fractions of the frame "
+    "(e.g. 0,0.75,1,0.25) or as pixels (e.g. 0,600,1920,200)."
+)
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+@dataclass(frozen=True)
+class Rect:
+    """A non-empty axis-aligned rectangle in frame pixels: columns ``[x, x + w)``, rows ``[y, y + h)``."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+
+    def __post_init__(self) -> None:
+        if self.x < 0 or self.y < 0 or self.w < 1 or self.h < 1:
+            raise ValueError(f"invalid rectangle x={self.x} y={self.y} w={self.w} h={self.h}")
+
+    @property
+    def x1(self) -> int:
+        return self.x + self.w
+
+    @property
+    def y1(self) -> int:
+        return self.y + self.h
+
+    def is_full(self, width: int, height: int) -> bool:
+        return (self.x, self.y, self.w, self.h) == (0, 0, width, height)
+
+    def __str__(self) -> str:
+        return f"{self.x},{self.y},{self.w},{self.h}"
+
+
+@dataclass(frozen=True)
+class AreaSpec:
+    """A parsed ``--area``: a named area, or a rectangle (``values``) in fractions or pixels.
+
+    ``text`` keeps what the user wrote, for messages and the run report.
+    """
+
+    kind: AreaKind
+    values: tuple[float, float, float, float] | None = None
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.kind in ("fraction", "pixel")) != (self.values is not None):
+            raise ValueError(f"area kind {self.kind!r} {'needs' if self.values is None else 'takes no'} values")
+
+    @property
+    def is_auto(self) -> bool:
+        return self.kind == "auto"
+
+    def rect(self, width: int, height: int) -> Rect:
+        """The area in pixels of a ``width`` x ``height`` frame, clipped to the frame and never empty.
+
+        ``auto`` gives the full frame (the band is found later by :func:`find_text_band`). Raises UsageError
+        when a rectangle lies wholly outside the frame.
+        """
+        if width < 1 or height < 1:
+            raise ValueError(f"invalid frame size {width}x{height}")
+        if self.kind in ("full", "auto"):
+            return Rect(0, 0, width, height)
+        if self.kind == "bottom":
+            band = _fraction_px(BOTTOM_FRACTION, height)
+            return Rect(0, height - band, width, band)
+        if self.kind == "top":
+            return Rect(0, 0, width, _fraction_px(TOP_FRACTION, height))
+        assert self.values is not None
+        x, y, w, h = self.values
+        if self.kind == "fraction":
+            x, w = x * width, w * width
+            y, h = y * height, h * height
+        x0, y0 = max(0, round(x)), max(0, round(y))
+        x1, y1 = min(width, round(x + w)), min(height, round(y + h))
+        if x0 >= x1 or y0 >= y1:
+            raise UsageError(
+                f"Area {self.text or self.values} lies outside the {width}x{height} frame. "
+                f"Give a rectangle inside the frame, or one of full, bottom, top, auto."
+            )
+        return Rect(x0, y0, x1 - x0, y1 - y0)
+
+
+def _fraction_px(fraction: float, size: int) -> int:
+    return max(1, min(size, round(fraction * size)))
+
+
+def parse_area(text: str) -> AreaSpec:
+    """Parse an ``--area`` value (see the module docstring). Raises UsageError naming the allowed forms."""
+    value = text.strip().lower()
+    if value in ("full", "bottom", "top", "auto"):
+        return AreaSpec(kind=value, text=value)  # type: ignore[arg-type]
+    parts = [p.strip() for p in value.split(",")]
+    if len(parts) != 4 or not all(_NUMBER.match(p) for p in parts):
+        raise UsageError(f"Invalid area {text!r}. {_AREA_HELP}")
+    if any(not p.lstrip("+-").isdigit() for p in parts):
+        numbers = tuple(float(p) for p in parts)
+        if not all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in numbers):
+            raise UsageError(f"Invalid area {text!r}: fractions must lie in [0, 1]. {_AREA_HELP}")
+        kind: AreaKind = "fraction"
+    else:
+        numbers = tuple(float(int(p)) for p in parts)
+        if any(v < 0 for v in numbers):
+            raise UsageError(f"Invalid area {text!r}: pixel values cannot be negative. {_AREA_HELP}")
+        kind = "pixel"
+    if numbers[2] <= 0 or numbers[3] <= 0:
+        raise UsageError(f"Invalid area {text!r}: width and height must be greater than 0. {_AREA_HELP}")
+    return AreaSpec(kind=kind, values=numbers, text=text.strip())  # type: ignore[arg-type]
+
+
+def crop(image: np.ndarray, rect: Rect) -> np.ndarray:
+    """The part of ``image`` (H x W x C) inside ``rect``: a view, not a copy. The rect must fit the image."""
+    height, width = image.shape[:2]
+    if rect.x1 > width or rect.y1 > height:
+        raise ValueError(f"area {rect} does not fit a {width}x{height} image")
+    return image[rect.y : rect.y1, rect.x : rect.x1]
+
+
+def to_frame(lines: Sequence[TextLine], rect: Rect) -> tuple[TextLine, ...]:
+    """Lines found in ``crop(frame, rect)``, with their boxes moved to frame coordinates."""
+    dx, dy = float(rect.x), float(rect.y)
+    return tuple(
+        TextLine(line.text, line.score, tuple((x + dx, y + dy) for x, y in line.box))  # type: ignore[arg-type]
+        for line in lines
+    )
+
+
+def result_to_frame(result: OcrResult, rect: Rect) -> OcrResult:
+    """:func:`to_frame` for a whole result."""
+    return OcrResult(to_frame(result.lines, rect))
+
+
+# --- auto: the band where text recurs -------------------------------------------------------------------------
+
+#: Texts this similar (difflib ratio over the text without spaces) are the same text seen again: OCR reads the
+#: same subtitle or logo slightly differently from frame to frame.
+SAME_TEXT_RATIO = 0.8
+#: Rows whose weight is at least this share of the peak's belong to the band (a second subtitle line that shows
+#: up in a fifth of the subtitles still does).
+BAND_SHARE = 0.2
+#: Each line covers its own rows plus this share of its height above and below: lines of one subtitle closer than
+#: that merge into one band, and the band keeps that margin around the text.
+LINE_PAD = 0.5
+
+
+def find_text_band(results: Sequence[OcrResult], width: int, height: int) -> Rect:
+    """The horizontal band of a ``width`` x ``height`` video where text recurs, from OCR of sample frames.
+
+    ``results`` are OCR results of a few full frames spread over the video (boxes in frame pixels). Rule:
+
+    1. Lines whose texts are alike (``SAME_TEXT_RATIO``) are one *text*, however many frames show it.
+    2. Every line covers its rows, padded by ``LINE_PAD`` of its height above and below. The weight of a row is
+       the number of distinct texts that cover it (each counted once, at its best recognition score); its
+       recurrence is the number of frames with a line that covers it.
+    3. The peak is the row of greatest weight among the rows that hold text in at least two frames; ties go to
+       the row that recurs in more frames, then to the lower row. A band of changing text (subtitles) thus beats a static logo or watermark that shows the same text
+       in every frame, and a line seen in one frame only never beats text seen in several.
+    4. The band is the run of rows around the peak whose weight is at least ``BAND_SHARE`` of the peak's, full
+       width (subtitles are centred and the widest one may not be among the samples).
+
+    Returns the full frame when no row holds text in at least two frames (nothing recurs).
+    """
+    if width < 1 or height < 1:
+        raise ValueError(f"invalid frame size {width}x{height}")
+    full = Rect(0, 0, width, height)
+    weight = np.zeros(height, dtype=np.float64)
+    frames = np.zeros(height, dtype=np.int64)
+    best_score: dict[int, float] = {}
+    text_rows: dict[int, np.ndarray] = {}
+    texts: list[str] = []
+
+    for result in results:
+        seen = np.zeros(height, dtype=bool)
+        for line in result.lines:
+            rows = _padded_rows(line, height)
+            if rows is None:
+                continue
+            lo, hi = rows
+            seen[lo:hi] = True
+            key = _text_key(line.text, texts)
+            best_score[key] = max(best_score.get(key, 0.0), line.score)
+            mask = text_rows.setdefault(key, np.zeros(height, dtype=bool))
+            mask[lo:hi] = True
+        frames += seen
+
+    for key, mask in text_rows.items():
+        weight[mask] += best_score[key]
+    recurring = np.flatnonzero(frames >= 2)
+    if recurring.size == 0:
+        return full
+
+    # lexsort: the last key is the primary one; ties on weight and frames go to the lower row (larger y)
+    order = np.lexsort((recurring, frames[recurring], weight[recurring]))
+    peak = int(recurring[order[-1]])
+    floor = BAND_SHARE * weight[peak]
+    top = peak
+    while top > 0 and weight[top - 1] >= floor and weight[top - 1] > 0:
+        top -= 1
+    bottom = peak + 1
+    while bottom < height and weight[bottom] >= floor and weight[bottom] > 0:
+        bottom += 1
+    return Rect(0, top, width, bottom - top)
+
+
+def _padded_rows(line: TextLine, height: int) -> tuple[int, int] | None:
+    _, y0, _, y1 = line.bounds
+    pad = LINE_PAD * (y1 - y0)
+    lo = max(0, math.floor(y0 - pad))
+    hi = min(height, math.ceil(y1 + pad))
+    return (lo, hi) if lo < hi else None
+
+
+def _text_key(text: str, texts: list[str]) -> int:
+    """Index of the known text ``text`` is alike, adding it as a new text when it is like none of them."""
+    norm = "".join(text.split())
+    for index, known in enumerate(texts):
+        if difflib.SequenceMatcher(None, norm, known, autojunk=False).ratio() >= SAME_TEXT_RATIO:
+            return index
+    texts.append(norm)
+    return len(texts) - 1

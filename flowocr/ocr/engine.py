@@ -1,0 +1,175 @@
+"""OCR engines: the interface every engine implements, and the registry that loads each one once per process.
+
+An engine turns a batch of BGR images into one :class:`OcrResult` per image. Engines load their models in
+their constructor; :func:`get_engine` keeps one instance per (name, lang, threads) for the life of the process,
+so models load once and serve every block of every video. Engine instances are safe to share between threads:
+``run`` keeps no per-call state on ``self``.
+
+Nothing heavy is imported here or at the top of the engine modules: each engine imports its runtime
+(rapidocr / onnxruntime, paddleocr) in its constructor, so ``import flowocr.ocr`` stays instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+import numpy as np
+
+from flowocr.errors import EngineUnavailable, FlowOcrError, UsageError
+from flowocr.ocr.area import Rect, crop, result_to_frame
+from flowocr.ocr.types import OcrResult
+
+DEFAULT_ENGINE = "rapidocr"
+DEFAULT_LANG = "ch"
+
+#: Every engine flowocr knows, name -> "module:class"; imported only when chosen.
+_ENGINE_CLASSES: dict[str, str] = {
+    "rapidocr": "flowocr.ocr.rapid:RapidOcrEngine",
+    "paddle": "flowocr.ocr.paddle:PaddleOcrEngine",
+}
+ENGINE_NAMES: tuple[str, ...] = tuple(_ENGINE_CLASSES)
+
+
+@dataclass(frozen=True)
+class StageTimes:
+    """Seconds spent per stage on one batch. A stage the engine cannot time on its own is None."""
+
+    det_s: float | None
+    cls_s: float | None
+    rec_s: float | None
+    total_s: float
+
+
+@dataclass(frozen=True)
+class OcrBatch:
+    """What an engine returns for a batch: one result per image, in input order, and where the time went.
+
+    ``crops`` is the number of text boxes detected (and recognised) over the whole batch.
+    """
+
+    results: tuple[OcrResult, ...]
+    times: StageTimes
+    crops: int = 0
+
+
+class OcrEngine(ABC):
+    """Text detection + recognition over batches of BGR uint8 images (H x W x 3).
+
+    Subclasses set ``NAME``, ``LANGS`` (accepted ``lang`` values, mapped to the language of the models that
+    read them), ``REQUIRES`` (import names that must be installed) and ``INSTALL_HINT``, and implement ``_run``.
+    """
+
+    NAME: ClassVar[str]
+    #: accepted lang -> lang of the models that serve it (two values served by one model share one instance)
+    LANGS: ClassVar[dict[str, str]]
+    REQUIRES: ClassVar[tuple[str, ...]]
+    INSTALL_HINT: ClassVar[str]
+
+    def __init__(self, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> None:
+        self.lang = self.model_lang(lang)
+        self.threads = threads
+
+    @classmethod
+    def model_lang(cls, lang: str) -> str:
+        """The models' language for ``lang``; UsageError naming the supported values when it has none."""
+        key = lang.strip().lower()
+        if key not in cls.LANGS:
+            supported = ", ".join(cls.LANGS)
+            raise UsageError(f"Invalid language {lang!r} for OCR engine {cls.NAME}. Supported values are {supported}.")
+        return cls.LANGS[key]
+
+    @classmethod
+    def missing_packages(cls) -> tuple[str, ...]:
+        """The packages in ``REQUIRES`` that cannot be imported here (checked without importing them)."""
+        return tuple(name for name in cls.REQUIRES if importlib.util.find_spec(name) is None)
+
+    def run(self, images: Sequence[np.ndarray], *, area: Rect | None = None) -> OcrBatch:
+        """OCR a batch: one result per image, in order; an image without text gives an empty result.
+
+        With ``area``, every image is a full frame and only ``crop(image, area)`` is read; boxes still come back
+        in frame pixels. Raises ValueError for an image that is not BGR uint8 H x W x 3 or that ``area`` does
+        not fit.
+        """
+        check_images(images)
+        if area is None:
+            return self._run(images)
+        batch = self._run([crop(image, area) for image in images])
+        return replace(batch, results=tuple(result_to_frame(result, area) for result in batch.results))
+
+    def recognize(self, images: Sequence[np.ndarray], *, area: Rect | None = None) -> list[OcrResult]:
+        """One :class:`OcrResult` per image, in input order. No text is an empty result, never an exception."""
+        return list(self.run(images, area=area).results)
+
+    @abstractmethod
+    def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
+        """The engine's work on checked images, boxes in image pixels."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(lang={self.lang!r}, threads={self.threads!r})"
+
+
+def check_images(images: Sequence[np.ndarray]) -> None:
+    """Raise ValueError unless every image is a BGR uint8 array of shape H x W x 3."""
+    for index, image in enumerate(images):
+        if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+            shape = getattr(image, "shape", None)
+            dtype = getattr(image, "dtype", type(image).__name__)
+            raise ValueError(f"image {index}: expected a BGR uint8 array H x W x 3, got shape {shape} dtype {dtype}")
+
+
+def _engine_class(name: str) -> type[OcrEngine]:
+    target = _ENGINE_CLASSES.get(name.strip().lower())
+    if target is None:
+        raise UsageError(f"Unknown OCR engine {name!r}. Supported engines are {', '.join(ENGINE_NAMES)}.")
+    module_name, class_name = target.split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def available_engines() -> tuple[str, ...]:
+    """Names of the engines whose packages are installed here (in registry order; the default first)."""
+    return tuple(name for name in ENGINE_NAMES if not _engine_class(name).missing_packages())
+
+
+_instances: dict[tuple[str, str, int | None], OcrEngine] = {}
+_instances_lock = threading.Lock()
+
+
+def get_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> OcrEngine:
+    """The process-wide engine ``name`` reading ``lang``, loading its models on first use.
+
+    ``threads`` caps the runtime's threads per model call (None: the runtime decides). One instance exists per
+    (name, models' language, threads); ``lang`` values served by the same models share it.
+
+    Raises UsageError for an unknown name, language or thread count, and EngineUnavailable when the engine's
+    package is not installed or its models fail to load.
+    """
+    cls = _engine_class(name)
+    model_lang = cls.model_lang(lang)
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise UsageError(f"Invalid OCR thread count {threads!r}: give a whole number of at least 1.")
+    key = (cls.NAME, model_lang, threads)
+    with _instances_lock:
+        engine = _instances.get(key)
+        if engine is None:
+            missing = cls.missing_packages()
+            if missing:
+                raise EngineUnavailable(
+                    f"OCR engine {cls.NAME} needs {', '.join(missing)}, which is not installed. {cls.INSTALL_HINT}"
+                )
+            try:
+                engine = cls(lang=model_lang, threads=threads)
+            except FlowOcrError:
+                raise
+            except Exception as exc:  # a model that does not load, a broken runtime install
+                raise EngineUnavailable(
+                    f"OCR engine {cls.NAME} could not load its models: {type(exc).__name__}: {exc}. "
+                    f"{cls.INSTALL_HINT}"
+                ) from exc
+            _instances[key] = engine
+        return engine

@@ -1,0 +1,502 @@
+"""One OCR run of one video, end to end: probe → sharded frames → OCR only what changed → cues → writers.
+
+:class:`VideoRun` is the controller behind ``flowocr run`` and the Python API (:func:`flowocr.ocr_video`,
+:func:`flowocr.iter_cues`). It streams: per-frame results go to the JSONL as they are produced, cues are handed
+out as soon as they are final, and the final files (SRT, VTT, ASS, TXT, the report) are written atomically at
+the end. A run that fails or is interrupted writes its report with ``complete: false`` and why, keeps what it
+streamed in ``<stem>.frames.jsonl.part``, and never writes a partial subtitle file under a final name.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from flowocr.cues.model import Cue, FrameText
+from flowocr.errors import FlowOcrError, UsageError
+
+FORMATS = ("srt", "vtt", "ass", "txt", "jsonl", "json")
+EXTENSIONS = {"srt": ".srt", "vtt": ".vtt", "ass": ".ass", "txt": ".txt", "jsonl": ".frames.jsonl",
+              "json": ".report.json"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything a run can be told. ``formats`` are among :data:`FORMATS`; times are exact seconds."""
+
+    fps: Fraction = Fraction(2)
+    area: str = "full"
+    lang: str = "ch"
+    engine: str = "rapidocr"
+    formats: tuple[str, ...] = FORMATS
+    out_dir: str = "flowocr-out"
+    lanes: str | None = None
+    decode_shards: int | None = None
+    hwaccel: str = "auto"
+    block_sec: Fraction = Fraction(20)
+    first_block_sec: Fraction = Fraction(2)
+    budget_mb: float = 1024.0
+    ahead: int | None = None
+    no_aux: bool = False
+    aux_scale: float = 0.35
+    aux_connect: str | None = None
+
+    def __post_init__(self) -> None:
+        unknown = [f for f in self.formats if f not in FORMATS]
+        if unknown or not self.formats:
+            supported = ", ".join(FORMATS)
+            raise UsageError(f"invalid format ({', '.join(unknown) or 'none'}); supported values are {supported}")
+        if self.fps <= 0:
+            raise UsageError(f"--fps must be positive, got {self.fps}")
+
+    def output(self, video: str, fmt: str) -> Path:
+        return Path(self.out_dir) / (Path(video).stem + EXTENSIONS[fmt])
+
+
+@dataclass
+class RunStats:
+    """Counters of one run, for the report and the progress display."""
+
+    frames: int = 0
+    ocr_calls: int = 0
+    ocr_reused: int = 0
+    cues: int = 0
+    first_cue_s: float | None = None
+    ocr_s: float = 0.0
+    decode_wait_s: float = 0.0
+    blocks_done: int = 0
+
+
+Listener = Callable[[str, dict[str, Any]], None]
+
+
+class VideoRun:
+    """One video through the whole pipeline. Iterate :meth:`cues` once; :attr:`report` is set afterwards
+    (also after a failure, then with ``complete: false``)."""
+
+    def __init__(self, video: str, options: RunOptions, *, listener: Listener | None = None) -> None:
+        self.video = video
+        self.options = options
+        self.listener = listener or (lambda event, data: None)
+        self.stats = RunStats()
+        self.report: dict[str, Any] = {}
+        self.all_cues: list[Cue] = []
+
+    def cues(self) -> Iterator[Cue]:
+        from flowocr.cues.builder import CueBuilder
+        from flowocr.decode.hwaccel import resolve_lanes
+        from flowocr.decode.lane import AuxSpec
+        from flowocr.decode.sharded import ShardedSource, ShardOptions
+        from flowocr.ocr.area import parse_area
+        from flowocr.ocr.engine import get_engine
+        from flowocr.output.writers import JsonlWriter
+        from flowocr.probe import probe
+
+        opts = self.options
+        started = time.monotonic()
+        self._started = started
+        area_spec = parse_area(opts.area)
+        info = probe(self.video)
+        self.info = info
+        self.engine = get_engine(opts.engine, lang=opts.lang)
+        lanes, notes = resolve_lanes(self.video, lanes=opts.lanes, shards=opts.decode_shards, hwaccel=opts.hwaccel)
+        self.hw_notes = notes
+        rect = area_spec.rect(info.display_width, info.display_height)
+        if area_spec.is_auto:
+            rect = self._auto_area(info, self.engine)
+        self.area = rect
+        self.listener("area", {"area": str(rect), "auto": area_spec.is_auto})
+        aux = None if opts.no_aux else AuxSpec(scale=opts.aux_scale)
+        source = ShardedSource(info, lanes, ShardOptions(
+            fps=opts.fps, block_sec=opts.block_sec, first_block_sec=opts.first_block_sec,
+            budget_mb=opts.budget_mb, ahead=opts.ahead, aux=aux,
+        ))  # fmt: skip
+        self.source = source
+        os.makedirs(opts.out_dir, exist_ok=True)
+        self.jsonl = JsonlWriter(opts.output(self.video, "jsonl")) if "jsonl" in opts.formats else None
+        self.builder = CueBuilder()
+        complete = False
+        error: BaseException | None = None
+        sampler = None
+        try:
+            sampler = (_PixelSampler(self) if aux is None else _ChangeSampler(self, aux))
+            waited = time.monotonic()
+            for frame in source:
+                self.stats.decode_wait_s += time.monotonic() - waited
+                yield from sampler.take(frame)
+                waited = time.monotonic()
+            yield from sampler.finish()
+            index = source.index
+            for cue in self.builder.finish(index.duration, len(index)):
+                yield self._emit(sampler.refine(cue))
+            complete = True
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            if sampler is not None:
+                sampler.close()
+            source.close()
+            if self.jsonl is not None:
+                self.jsonl.close(complete=complete)
+            self._finish(complete, error, started)
+
+    def ocr(self, image) -> tuple:
+        """OCR one full frame inside the text area; lines in frame pixels."""
+        rect, info = self.area, self.info
+        full = rect.is_full(info.display_width, info.display_height)
+        t = time.monotonic()
+        result = self.engine.recognize([image], area=None if full else rect)[0]
+        self.stats.ocr_s += time.monotonic() - t
+        self.stats.ocr_calls += 1
+        return result.lines
+
+    def feed(self, index: int, pts: int, lines: tuple, reused: bool) -> list[Cue]:
+        """One OCR'd (or reused) frame into the JSONL and the cue builder; the cues that became final."""
+        text = FrameText(index, pts, self.source.index.seconds(index), lines, reused)
+        self.stats.frames += 1
+        if reused:
+            self.stats.ocr_reused += 1
+        if self.jsonl is not None:
+            self.jsonl.write(text)
+        self.listener("frame", {"index": index, "time": float(text.time), "reused": reused})
+        return self.builder.feed(text)
+
+    def _emit(self, cue: Cue) -> Cue:
+        self.stats.cues += 1
+        if self.stats.first_cue_s is None:
+            self.stats.first_cue_s = time.monotonic() - self._started
+        self.all_cues.append(cue)
+        self.listener("cue", {"cue": cue})
+        return cue
+
+    def _auto_area(self, info, engine):
+        """``--area auto``: OCR a few full frames spread over the video, keep the band where text recurs."""
+        from flowocr.decode.lane import BlockDecoder
+        from flowocr.ocr.area import find_text_band
+        from flowocr.plan import Block
+        from flowocr.probe import keyframe_at_or_before, sample_grid, scan_index
+
+        index = scan_index(info)
+        grid = sample_grid(index, self.options.fps)
+        picks = sorted({grid[round(k * (len(grid) - 1) / 7)] for k in range(1, 7)}) if len(grid) > 2 else grid
+        images = []
+        for i in picks:
+            block = Block(0, i, i + 1, keyframe_at_or_before(index, i))
+            images += [f.image for f in BlockDecoder(info, index, block, [i]).frames()]
+        results = engine.recognize(images) if images else []
+        self.stats.ocr_calls += len(images)
+        return find_text_band(results, info.display_width, info.display_height)
+
+    def _finish(self, complete: bool, error: BaseException | None, started: float) -> None:
+        from flowocr.errors import one_line
+        from flowocr.output.writers import write_ass, write_json, write_srt, write_txt, write_vtt
+
+        opts = self.options
+        cues = self.all_cues
+        if complete:
+            info = self.info
+            writers = {
+                "srt": lambda p: write_srt(cues, p),
+                "vtt": lambda p: write_vtt(cues, p),
+                "ass": lambda p: write_ass(cues, p, info.display_width, info.display_height),
+                "txt": lambda p: write_txt(cues, p),
+            }
+            for fmt, write in writers.items():
+                if fmt in opts.formats:
+                    write(opts.output(self.video, fmt))
+        source = getattr(self, "source", None)
+        self.report = {
+            "video": self.video,
+            "complete": complete,
+            "error": None if error is None else (one_line(error) if isinstance(error, FlowOcrError) else
+                                                 f"{type(error).__name__}: {one_line(error)}"),  # fmt: skip
+            "facts": self.info.to_json() if hasattr(self, "info") else None,
+            "options": {k: (float(v) if isinstance(v, Fraction) else v) for k, v in asdict(opts).items()},
+            "area": str(self.area) if hasattr(self, "area") else None,
+            "cues": self.stats.cues,
+            "ocr": {"calls": self.stats.ocr_calls, "reused": self.stats.ocr_reused, "engine": opts.engine,
+                    "lang": opts.lang},  # fmt: skip
+            "timing": {
+                "total_s": round(time.monotonic() - started, 3),
+                "first_cue_s": None if self.stats.first_cue_s is None else round(self.stats.first_cue_s, 3),
+                "ocr_s": round(self.stats.ocr_s, 3),
+                "decode_wait_s": round(self.stats.decode_wait_s, 3),
+            },
+            "frames_sampled": self.stats.frames,
+            "timing_accuracy": "sample" if opts.no_aux else "frame",
+            "aux": getattr(self, "aux_stats", None),
+            "decode": source.report() if source is not None else None,
+            "hw_notes": getattr(self, "hw_notes", []),
+        }
+        if "json" in opts.formats and (hasattr(self, "info") or complete):
+            try:
+                write_json(opts.output(self.video, "json"), self.report)
+            except OSError:
+                if complete:
+                    raise
+
+
+@dataclass
+class BatchResult:
+    done: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+
+VIDEO_SUFFIXES = {".mp4", ".mkv", ".mov", ".webm", ".avi", ".m4v", ".ts", ".mts", ".m2ts", ".flv", ".wmv", ".mpg",
+                  ".mpeg", ".3gp", ".ogv"}  # fmt: skip
+
+
+def expand_inputs(inputs: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Videos named by paths, folders (their video files, sorted, not recursive) and quoted globs.
+
+    Returns the videos and the inputs that name nothing usable, each with its reason.
+    """
+    import glob
+
+    videos: list[str] = []
+    problems: list[tuple[str, str]] = []
+    for item in inputs:
+        if os.path.isdir(item):
+            found = sorted(str(p) for p in Path(item).iterdir() if p.is_file() and p.suffix.lower() in VIDEO_SUFFIXES)
+            if not found:
+                problems.append((item, f"{item}: a folder with no video files ({', '.join(sorted(VIDEO_SUFFIXES))})"))
+            videos += found
+        elif os.path.exists(item):
+            videos.append(item)
+        elif any(ch in item for ch in "*?["):
+            found = sorted(glob.glob(item))
+            if not found:
+                problems.append((item, f"{item}: the pattern matches no file"))
+            videos += found
+        else:
+            problems.append((item, f"{item}: no such file; check the path"))
+    return videos, problems
+
+
+def report_says_complete(path: Path) -> bool:
+    import json
+
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")).get("complete"))
+    except (OSError, ValueError):
+        return False
+
+
+class _PixelSampler:
+    """``--no-aux``: a sampled frame is OCR'd unless the pixel test on its own text area says nothing changed
+    since the last OCR'd frame (:mod:`flowocr.ocr.reuse`). Cue times are those of the samples."""
+
+    def __init__(self, run: VideoRun) -> None:
+        from flowocr.ocr.reuse import ChangeTest
+
+        self.run = run
+        self.test = ChangeTest()
+        self.ref = None
+        self.ref_lines: tuple = ()
+
+    def take(self, frame) -> Iterator[Cue]:
+        from flowocr.ocr.reuse import strokes
+
+        if frame.stream != "main":
+            return
+        rect = self.run.area
+        now = strokes(frame.image[rect.y : rect.y1, rect.x : rect.x1])
+        if self.ref is not None and not self.test.changed(now, self.ref, self.ref_lines, (rect.x, rect.y)):
+            lines, reused = self.ref_lines, True
+        else:
+            lines, reused = self.run.ocr(frame.image), False
+            self.ref, self.ref_lines = now, lines
+        for cue in self.run.feed(frame.index, frame.pts, lines, reused):
+            yield self.run._emit(cue)
+
+    def finish(self) -> Iterator[Cue]:
+        return iter(())
+
+    def refine(self, cue: Cue) -> Cue:
+        return cue
+
+    def close(self) -> None:
+        pass
+
+
+class _ChangeSampler:
+    """With the aux stream: every frame goes (small, grey, cropped to the text area) to the change detector
+    process over TCP, in block order; its per-frame changes decide everything else.
+
+    - A sampled frame is OCR'd only when the pixel test of its text area against the last OCR'd frame says the
+      text changed (:mod:`flowocr.ocr.reuse`, at full size with the last boxes); otherwise the result is reused.
+    - When the text changed twice or more between two samples (a cue shorter than the sampling step), the frame
+      after each intermediate change is decoded at full size and OCR'd too, so no cue falls between samples.
+    - A final cue's start moves to the frame where its text appeared (the strongest change between the previous
+      fed frame and its first reading) and its end to where the text vanished: frame-exact times.
+    """
+
+    MIN_STATE_FRAMES = 3  # a text state shorter than this between two samples is a transition, not a cue
+
+    def __init__(self, run: VideoRun, aux) -> None:
+        from flowocr.aux.client import AuxLink, Detector
+
+        self.run = run
+        self.aux = aux
+        self.detector = None
+        address = run.options.aux_connect
+        if address is None:
+            self.detector = Detector()
+            address = self.detector.address
+        try:
+            self.link = AuxLink(address)
+        except BaseException:
+            self.close()
+            raise
+        from flowocr.ocr.reuse import ChangeTest
+
+        self.test = ChangeTest()
+        self.ref = None
+        self.pending: list = []  # main frames waiting for the detector to cover them
+        self.next_aux = 0
+        self.fed: list[int] = []  # indices fed to the cue builder, in order
+        self.last_lines: tuple = ()
+        self.extra_frames = 0
+        self.change_points = 0
+        run.aux_stats = {"detector": address, "frames_sent": 0, "change_points": 0, "extra_frames": 0}
+        info = run.info
+        aw, ah = aux.size(info)
+        rect = run.area
+        sy, sx = ah / info.display_height, aw / info.display_width
+        self.crop = (round(rect.y * sy), max(1, round(rect.y1 * sy)), round(rect.x * sx), max(1, round(rect.x1 * sx)))
+
+    def take(self, frame) -> Iterator[Cue]:
+        from flowocr.aux.client import AuxError
+
+        index = self.run.source.index
+        if frame.stream == "aux":
+            if frame.index != self.next_aux:
+                raise AuxError(
+                    f"{self.run.video}: the aux stream jumped from frame {self.next_aux - 1} to {frame.index}"
+                )
+            if frame.pts != index.pts_of(frame.index):
+                raise AuxError(f"{self.run.video}: aux frame {frame.index} has pts {frame.pts}, the index says "
+                               f"{index.pts_of(frame.index)}")  # fmt: skip
+            r0, r1, c0, c1 = self.crop
+            self.link.send(frame.index, frame.pts, frame.image[r0:r1, c0:c1])
+            self.next_aux += 1
+            self.run.aux_stats["frames_sent"] = self.next_aux
+        else:
+            self.pending.append(frame)
+        yield from self._decide_ready(wait=False)
+
+    def finish(self) -> Iterator[Cue]:
+        from flowocr.aux.client import AuxError
+
+        if self.pending and self.next_aux <= self.pending[-1].index:
+            raise AuxError(f"{self.run.video}: the aux stream ended at frame {self.next_aux}, before main frame "
+                           f"{self.pending[-1].index}")  # fmt: skip
+        self.link.finish()
+        yield from self._decide_ready(wait=True)
+
+    def _decide_ready(self, wait: bool) -> Iterator[Cue]:
+        while self.pending:
+            frame = self.pending[0]
+            if frame.index >= self.next_aux:
+                return  # its aux frame has not arrived yet
+            if not wait and self.link.covered() <= frame.index:
+                return
+            self.link.wait_for(frame.index)
+            self.pending.pop(0)
+            yield from self._decide(frame)
+
+    def _changes(self, lo: int, hi: int) -> list:
+        """The detector's changes at frames (lo, hi]."""
+        results = self.link.results
+        return [results[j] for j in range(lo + 1, hi + 1)]
+
+    def _decide(self, frame) -> Iterator[Cue]:
+        from flowocr.aux.detector import spikes
+        from flowocr.ocr.reuse import strokes
+
+        run = self.run
+        rect = run.area
+        now = strokes(frame.image[rect.y : rect.y1, rect.x : rect.x1])
+        previous = self.fed[-1] if self.fed else None
+        if previous is not None:
+            peaks = spikes(self._changes(previous, frame.index))
+            self.change_points += len(peaks)
+            run.aux_stats["change_points"] = self.change_points
+            # Text states between two samples (a cue shorter than the step): read the frame after each change.
+            for a, b in zip(peaks, peaks[1:]):
+                if b.index - a.index >= self.MIN_STATE_FRAMES:
+                    image = self._fetch(a.index)
+                    if image is not None:
+                        self.extra_frames += 1
+                        run.aux_stats["extra_frames"] = self.extra_frames
+                        lines = run.ocr(image)
+                        self.ref = strokes(image[rect.y : rect.y1, rect.x : rect.x1])
+                        yield from self._feed(a.index, run.source.index.pts_of(a.index), lines, False)
+        if self.ref is not None and not self.test.changed(now, self.ref, self.last_lines, (rect.x, rect.y)):
+            yield from self._feed(frame.index, frame.pts, self.last_lines, True)
+            return
+        self.ref = now
+        yield from self._feed(frame.index, frame.pts, run.ocr(frame.image), False)
+
+    def _feed(self, index: int, pts: int, lines: tuple, reused: bool) -> Iterator[Cue]:
+        self.fed.append(index)
+        self.last_lines = lines
+        for cue in self.run.feed(index, pts, lines, reused):
+            yield self.run._emit(self.refine(cue))
+
+    def _fetch(self, i: int):
+        from flowocr.decode.lane import BlockDecoder
+        from flowocr.plan import Block
+        from flowocr.probe import keyframe_at_or_before
+
+        run = self.run
+        index = run.source.index
+        block = Block(0, i, i + 1, keyframe_at_or_before(index, i))
+        for frame in BlockDecoder(run.info, index, block, [i]).frames():
+            return frame.image
+        return None
+
+    def refine(self, cue: Cue) -> Cue:
+        """Frame-exact start and end from the detector's changes around the cue's first and last readings."""
+        from dataclasses import replace
+
+        from flowocr.aux.detector import spikes
+
+        index = self.run.source.index
+        start_index, end_index = cue.start_index, cue.end_index
+        pos = bisect_left(self.fed, start_index)
+        if pos > 0:
+            points = [c for c in self._changes(self.fed[pos - 1], start_index) if c.appeared]
+            if points:
+                start_index = max(points, key=lambda c: (c.appeared, c.index)).index
+        pos = bisect_left(self.fed, end_index)
+        if pos > 0:
+            # Lasting to the end of the stream, the text may still vanish after the last sample.
+            window = self._changes(self.fed[pos - 1], min(end_index, len(index) - 1))
+            points = [c for c in window if c.vanished]
+            if end_index == len(index):
+                # No later sample confirms an end: only a clear spike counts as the text vanishing.
+                peaks = {c.index for c in spikes(window)}
+                points = [c for c in points if c.index in peaks]
+            if points:
+                end_index = max(points, key=lambda c: (c.vanished, -c.index)).index
+        start = index.seconds(start_index)
+        end = index.seconds(end_index) if end_index < len(index) else cue.end
+        if end <= start:
+            return cue
+        return replace(cue, start=start, end=end, start_index=start_index, end_index=end_index)
+
+    def close(self) -> None:
+        link = getattr(self, "link", None)
+        if link is not None:
+            link.close()
+        if self.detector is not None:
+            self.detector.stop()

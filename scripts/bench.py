@@ -1,0 +1,115 @@
+"""Benchmarks, printed as ratios against ffmpeg's own decode of the same file in the same run.
+
+    python scripts/bench.py decode VIDEO [--fps 2] [--lanes 1,2,4] [--aux]
+    python scripts/bench.py decode --generate 1080p60        # makes a 60 s 1080p H.264 input first
+
+Each measurement runs in a fresh process, so its peak RSS (the process and its ffmpeg children) is its own.
+The decode limit is ``ffmpeg -i F -f null -``: what decoding every frame costs with nothing else to do.
+Goal (issue 3): 2 sw lanes no slower than 1.10 x the single lane on a 60 s 1080p input on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+GENERATED = {
+    "1080p60": ["testsrc2=s=1920x1080:r=25:d=60", "1920x1080, 25 fps, 60 s, H.264 (keyframe every 2 s)"],
+}
+
+
+def generate(name: str) -> Path:
+    spec, _ = GENERATED[name]
+    path = Path(tempfile.gettempdir()) / f"flowocr-bench-{name}.mp4"
+    if not path.exists():
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", spec, "-c:v", "libx264", "-preset", "veryfast",
+                        "-g", "50", "-bf", "2", "-pix_fmt", "yuv420p", str(path)], check=True)  # fmt: skip
+    return path
+
+
+def _peak_rss_mb() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return round(max(own, children) / 1024, 1)
+
+
+def measure_ffmpeg(video: str) -> dict:
+    started = time.perf_counter()
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", video, "-map", "0:v:0", "-f", "null", "-"], check=True)
+    return {"wall_s": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb()}
+
+
+def measure_sharded(video: str, lanes: int, fps: Fraction, aux: bool) -> dict:
+    from flowocr.decode import AuxSpec
+    from flowocr.decode.sharded import LaneSpec, ShardedSource, ShardOptions
+    from flowocr.probe import probe
+
+    started = time.perf_counter()
+    info = probe(video)
+    options = ShardOptions(fps=fps, aux=AuxSpec() if aux else None)
+    source = ShardedSource(info, [LaneSpec(f"sw{i}") for i in range(lanes)], options)
+    frames = sum(1 for _ in source)
+    report = source.report()
+    return {"wall_s": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "frames": frames,
+            "blocks": len(report["blocks"]), "peak_buffered_mb": report["peak_buffered_mb"]}  # fmt: skip
+
+
+def run_measure(args: list[str]) -> dict:
+    out = subprocess.run([sys.executable, __file__, "_measure", *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_decode(video: str, lanes: list[int], fps: str, aux: bool, repeat: int) -> None:
+    rows = []
+    limit = min((run_measure(["ffmpeg", video]) for _ in range(repeat)), key=lambda r: r["wall_s"])
+    rows.append(("ffmpeg -i F -f null - (limit)", limit))
+    for n in lanes:
+        extra = ["--aux"] if aux else []
+        best = min((run_measure(["sharded", video, str(n), fps, *extra]) for _ in range(repeat)),
+                   key=lambda r: r["wall_s"])  # fmt: skip
+        rows.append((f"flowocr {n} sw lane{'s' if n > 1 else ''}", best))
+    print(f"decode benchmark: {video} (grid {fps} fps{', aux stream' if aux else ''}, best of {repeat}, "
+          f"{os.cpu_count()} cores)")  # fmt: skip
+    print(f"{'what':<34} {'wall s':>8} {'x limit':>8} {'x 1 lane':>9} {'peak RSS MB':>12}")
+    one_lane = next((r for name, r in rows if name.startswith("flowocr 1 ")), None)
+    for name, r in rows:
+        vs_one = f"{r['wall_s'] / one_lane['wall_s']:.2f}" if one_lane and name.startswith("flowocr") else "-"
+        print(f"{name:<34} {r['wall_s']:>8.2f} {r['wall_s'] / limit['wall_s']:>8.2f} {vs_one:>9} "
+              f"{r['peak_rss_mb']:>12.1f}")  # fmt: skip
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "_measure":
+        kind, video = sys.argv[2], sys.argv[3]
+        if kind == "ffmpeg":
+            result = measure_ffmpeg(video)
+        else:
+            result = measure_sharded(video, int(sys.argv[4]), Fraction(sys.argv[5]), "--aux" in sys.argv)
+        print(json.dumps(result))
+        return
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    dec = sub.add_parser("decode", help="sharded decoding against ffmpeg's own decode")
+    dec.add_argument("video", nargs="?")
+    dec.add_argument("--generate", choices=sorted(GENERATED), help="generate the input instead of giving one")
+    dec.add_argument("--fps", default="2")
+    dec.add_argument("--lanes", default="1,2,4")
+    dec.add_argument("--aux", action="store_true", help="also produce the aux stream (every frame, small)")
+    dec.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    video = str(generate(args.generate)) if args.generate else args.video
+    if not video:
+        parser.error("give VIDEO or --generate")
+    bench_decode(video, [int(n) for n in args.lanes.split(",")], args.fps, args.aux, args.repeat)
+
+
+if __name__ == "__main__":
+    main()

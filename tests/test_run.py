@@ -1,0 +1,139 @@
+"""`flowocr run` end to end with the real OCR engine: accuracy on the fixtures, outputs, batches, the API."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, ROOT, SHARED_VIDEOS, fixture_videos, needs_shared, run_cli
+
+import flowocr
+from flowocr.output import read_srt
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    """Every fixture through `flowocr run` once, as a batch over the fixtures folder (shared by the tests)."""
+    out = tmp_path_factory.mktemp("runs")
+    result = run_cli("run", str(FIXTURES), "-o", str(out), "--quiet")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def evaluate(video: Path, srt: Path) -> dict:
+    argv = [sys.executable, str(ROOT / "scripts" / "eval.py"), str(video), str(video.with_suffix(".srt")),
+            "--pred", str(srt), "--json"]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("video", fixture_videos(), ids=lambda p: p.name)
+def test_every_fixture_is_read_exactly_with_no_missed_and_no_phantom_cue(runs, video):
+    score = evaluate(video, runs / f"{video.stem}.srt")
+    assert score["missed"] == 0, score
+    assert score["phantom"] == 0, score
+    assert score["exact"] >= 0.95, score
+    assert score["cer"] <= 0.02, score
+
+
+def test_ocr_calls_per_cue_average_at_most_two_over_the_fixtures(runs):
+    calls = cues = 0
+    for video in fixture_videos():
+        report = json.loads((runs / f"{video.stem}.report.json").read_text())
+        assert report["complete"] is True
+        calls += report["ocr"]["calls"]
+        cues += report["cues"]
+        assert report["ocr"]["reused"] > 0
+    assert calls / cues <= 2.0, (calls, cues)
+
+
+def test_every_output_is_written_and_consistent(runs):
+    stem = "demo"
+    srt = read_srt(runs / f"{stem}.srt")
+    report = json.loads((runs / f"{stem}.report.json").read_text())
+    assert report["cues"] == len(srt) > 0
+    assert {"total_s", "first_cue_s"} <= set(report["timing"])
+    assert report["decode"]["blocks"] and report["decode"]["plan_error"] is None
+    vtt = (runs / f"{stem}.vtt").read_text()
+    assert vtt.startswith("WEBVTT") and vtt.count(" --> ") == len(srt)
+    ass = (runs / f"{stem}.ass").read_text()
+    assert "PlayResX: 640" in ass and ass.count("Dialogue:") == len(srt)
+    txt = (runs / f"{stem}.txt").read_text()
+    assert srt[0].text.splitlines()[0] in txt
+    frames = [json.loads(line) for line in (runs / f"{stem}.frames.jsonl").read_text().splitlines()]
+    assert len(frames) == report["frames_sampled"]
+    assert sum(1 for f in frames if f["reused"]) == report["ocr"]["reused"]
+    assert not list(runs.glob("*.part")) and not list(runs.glob("*.tmp*"))
+
+
+def test_jsonl_lines_are_on_disk_while_the_run_is_still_going(tmp_path):
+    cues = flowocr.iter_cues(str(FIXTURES / "demo.mp4"), out_dir=str(tmp_path), formats=("jsonl", "srt"))
+    first = next(cues)
+    part = tmp_path / "demo.frames.jsonl.part"
+    lines = part.read_text().splitlines()
+    assert lines and json.loads(lines[0])["index"] == 0
+    assert not (tmp_path / "demo.srt").exists()  # final files only at the end
+    assert first.text
+    rest = list(cues)
+    assert (tmp_path / "demo.frames.jsonl").exists() and not part.exists()
+    assert len(read_srt(tmp_path / "demo.srt")) == 1 + len(rest)
+
+
+def test_the_python_api_returns_cues_and_the_report(tmp_path):
+    cues, report = flowocr.ocr_video(str(FIXTURES / "start_offset.mkv"), out_dir=str(tmp_path), fps=2)
+    assert report["complete"] is True and report["cues"] == len(cues) > 0
+    assert all(c.end > c.start for c in cues)
+
+
+def test_a_batch_with_a_broken_file_finishes_the_others_lists_the_failure_and_exits_non_zero(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "av1.mkv", folder / "good.mkv")
+    (folder / "broken.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42" + b"garbage" * 100)
+    out = tmp_path / "out"
+    result = run_cli("run", str(folder), "-o", str(out), "--quiet")
+    assert result.returncode != 0
+    assert "broken.mp4" in result.stderr and "1 of 2 inputs failed" in result.stderr
+    assert json.loads((out / "good.report.json").read_text())["complete"] is True
+    assert (out / "good.srt").exists() and not (out / "broken.srt").exists()
+    again = run_cli("run", str(folder), "-o", str(out), "--skip-existing")
+    assert "skipped" in again.stderr and again.returncode != 0
+
+
+def test_run_ocr2_is_flowocr_run(tmp_path):
+    bindir = Path(sys.executable).parent
+    done = subprocess.run([str(bindir / "run_ocr2"), "--decode-shards", "2", str(FIXTURES / "av1.mkv"), "-o",
+                           str(tmp_path), "--quiet"], capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert read_srt(tmp_path / "av1.srt")
+
+
+def test_a_single_bad_input_is_one_clear_line(tmp_path):
+    missing = tmp_path / "missing.mp4"
+    result = run_cli("run", str(missing), "-o", str(tmp_path))
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines()[-1].count(str(missing)) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_options_are_usage_errors(tmp_path):
+    video = str(FIXTURES / "av1.mkv")
+    assert run_cli("run", video, "--area", "middle", "-o", str(tmp_path)).returncode == 2
+    assert run_cli("run", video, "--formats", "srt,doc", "-o", str(tmp_path)).returncode == 2
+
+
+@needs_shared
+def test_the_bilingual_film_clip_reads_both_subtitles_in_both_languages(tmp_path):
+    video = SHARED_VIDEOS / "rapidvideocr_1.mp4"
+    result = run_cli("run", str(video), "-o", str(tmp_path), "--quiet", "--area", "bottom")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(" ".join(c.text.split()) for c in read_srt(tmp_path / "rapidvideocr_1.srt"))
+    squashed = text.replace(" ", "")
+    for line in ("我要去杂货店买点东西", "要我帮你买点牛奶吗", "一个还是两个", "是两个"):
+        assert line in squashed, text
+    for line in ("I'm going grocery shopping.", "You want some milk?", "One quart or two?", "It's two, right?"):
+        assert line.replace(" ", "") in squashed, text
