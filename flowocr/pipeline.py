@@ -125,7 +125,7 @@ class VideoRun:
         error: BaseException | None = None
         sampler = None
         try:
-            sampler = (_PixelSampler(self) if aux is None else _ChangeSampler(self, aux))
+            sampler = self.sampler = _PixelSampler(self) if aux is None else _ChangeSampler(self, aux)
             waited = time.monotonic()
             for frame in source:
                 self.stats.decode_wait_s += time.monotonic() - waited
@@ -440,8 +440,13 @@ class _ChangeSampler:
                         lines = run.ocr(image)
                         self.ref = strokes(image[rect.y : rect.y1, rect.x : rect.x1])
                         yield from self._feed(a.index, run.source.index.pts_of(a.index), lines, False)
-        if self.ref is not None and not self.test.changed(now, self.ref, self.last_lines, (rect.x, rect.y)):
+        origin = (rect.x, rect.y)
+        if self.ref is not None and not self.test.changed(now, self.ref, self.last_lines, origin):
             yield from self._feed(frame.index, frame.pts, self.last_lines, True)
+            return
+        if self.ref is not None and self.test.vanished(now, self.ref, self.last_lines, origin):
+            self.ref = now  # the text is gone and nothing replaced it: empty, no OCR needed
+            yield from self._feed(frame.index, frame.pts, (), True)
             return
         self.ref = now
         yield from self._feed(frame.index, frame.pts, run.ocr(frame.image), False)

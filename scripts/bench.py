@@ -2,10 +2,14 @@
 
     python scripts/bench.py decode VIDEO [--fps 2] [--lanes 1,2,4] [--aux]
     python scripts/bench.py decode --generate 1080p60        # makes a 60 s 1080p H.264 input first
+    python scripts/bench.py run VIDEO | --generate subs1080p60   # flowocr run vs the limit vs naive OCR
 
 Each measurement runs in a fresh process, so its peak RSS (the process and its ffmpeg children) is its own.
 The decode limit is ``ffmpeg -i F -f null -``: what decoding every frame costs with nothing else to do.
 Goal (issue 3): 2 sw lanes no slower than 1.10 x the single lane on a 60 s 1080p input on a 2-core machine.
+Goal (issue 5): ``flowocr run`` at most 1.5 x the limit on a 60 s 1080p video with about 20 cues. The naive
+method most tools use is measured beside it: OCR of every frame sampled at 3 fps with the same engine,
+merging similar consecutive texts.
 """
 
 from __future__ import annotations
@@ -30,9 +34,80 @@ def generate(name: str) -> Path:
     spec, _ = GENERATED[name]
     path = Path(tempfile.gettempdir()) / f"flowocr-bench-{name}.mp4"
     if not path.exists():
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", spec, "-c:v", "libx264", "-preset", "veryfast",
-                        "-g", "50", "-bf", "2", "-pix_fmt", "yuv420p", str(path)], check=True)  # fmt: skip
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", spec, "-c:v", "libx264", "-preset",
+                        "veryfast", "-g", "50", "-bf", "2", "-pix_fmt", "yuv420p", str(path)], check=True)  # fmt: skip
     return path
+
+
+def generate_subtitled(path: Path, seconds: int = 60, cues: int = 20) -> Path:
+    """A 1080p H.264 video with ``cues`` burned-in English subtitles over a moving background."""
+    if path.exists():
+        return path
+    srt = path.with_suffix(".srt")
+    step = seconds / cues
+    lines = []
+    for k in range(cues):
+        start, end = k * step + 0.3, k * step + step * 0.8
+        lines.append(f"{k + 1}\n{_srt_time(start)} --> {_srt_time(end)}\nSubtitle number {k + 1} of the benchmark\n")
+    srt.write_text("\n".join(lines))
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=s=1920x1080:r=25:d={seconds}",
+                    "-vf", f"subtitles={srt}:force_style='FontSize=28'", "-c:v", "libx264", "-preset", "veryfast",
+                    "-g", "50", "-pix_fmt", "yuv420p", str(path)], check=True)  # fmt: skip
+    return path
+
+
+def _srt_time(t: float) -> str:
+    ms = round(t * 1000)
+    return f"{ms // 3600000:02d}:{ms // 60000 % 60:02d}:{ms // 1000 % 60:02d},{ms % 1000:03d}"
+
+
+def measure_run(video: str) -> dict:
+    out = tempfile.mkdtemp(prefix="flowocr-bench-")
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "flowocr", "run", video, "-o", out, "--quiet"], check=True)
+    wall = time.perf_counter() - started
+    report = json.loads((Path(out) / (Path(video).stem + ".report.json")).read_text())
+    return {"wall_s": wall, "peak_rss_mb": _peak_rss_mb(), "cues": report["cues"], "ocr_calls": report["ocr"]["calls"]}
+
+
+def measure_naive(video: str) -> dict:
+    """OCR every frame sampled at 3 fps (ffmpeg's fps filter), merge similar consecutive texts."""
+    import difflib
+
+    import numpy as np
+
+    from flowocr.ocr.engine import get_engine
+    from flowocr.probe import probe
+
+    started = time.perf_counter()
+    info = probe(video)
+    w, h = info.display_width, info.display_height
+    engine = get_engine()
+    proc = subprocess.Popen(["ffmpeg", "-v", "error", "-nostdin", "-i", video, "-vf", "fps=3", "-pix_fmt", "bgr24",
+                             "-f", "rawvideo", "-"], stdout=subprocess.PIPE)  # fmt: skip
+    cues, calls, last = 0, 0, ""
+    while True:
+        data = proc.stdout.read(w * h * 3)
+        if len(data) < w * h * 3:
+            break
+        text = engine.recognize([np.frombuffer(data, np.uint8).reshape(h, w, 3)])[0].text
+        calls += 1
+        if text and difflib.SequenceMatcher(None, text, last).ratio() < 0.8:
+            cues += 1
+        last = text
+    proc.wait()
+    return {"wall_s": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "cues": cues, "ocr_calls": calls}
+
+
+def bench_run(video: str, repeat: int) -> None:
+    limit = min((run_measure(["ffmpeg", video]) for _ in range(repeat)), key=lambda r: r["wall_s"])
+    ours = min((run_measure(["run", video]) for _ in range(repeat)), key=lambda r: r["wall_s"])
+    naive = run_measure(["naive", video])
+    print(f"run benchmark: {video} (best of {repeat}, {os.cpu_count()} cores)")
+    print(f"{'what':<34} {'wall s':>8} {'x limit':>8} {'cues':>6} {'OCR calls':>10} {'peak RSS MB':>12}")
+    for name, r in (("ffmpeg -i F -f null - (limit)", limit), ("flowocr run", ours), ("naive: OCR at 3 fps", naive)):
+        print(f"{name:<34} {r['wall_s']:>8.2f} {r['wall_s'] / limit['wall_s']:>8.2f} {r.get('cues', '-'):>6} "
+              f"{r.get('ocr_calls', '-'):>10} {r['peak_rss_mb']:>12.1f}")  # fmt: skip
 
 
 def _peak_rss_mb() -> float:
@@ -91,6 +166,10 @@ def main() -> None:
         kind, video = sys.argv[2], sys.argv[3]
         if kind == "ffmpeg":
             result = measure_ffmpeg(video)
+        elif kind == "run":
+            result = measure_run(video)
+        elif kind == "naive":
+            result = measure_naive(video)
         else:
             result = measure_sharded(video, int(sys.argv[4]), Fraction(sys.argv[5]), "--aux" in sys.argv)
         print(json.dumps(result))
@@ -104,7 +183,18 @@ def main() -> None:
     dec.add_argument("--lanes", default="1,2,4")
     dec.add_argument("--aux", action="store_true", help="also produce the aux stream (every frame, small)")
     dec.add_argument("--repeat", type=int, default=1)
+    run = sub.add_parser("run", help="flowocr run against the decode limit and the naive method")
+    run.add_argument("video", nargs="?")
+    run.add_argument("--generate", choices=["subs1080p60"], help="generate a 60 s 1080p video with 20 cues")
+    run.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
+    if args.command == "run":
+        target = Path(tempfile.gettempdir()) / "flowocr-bench-subs1080p60.mp4"
+        video = str(generate_subtitled(target)) if args.generate else args.video
+        if not video:
+            parser.error("give VIDEO or --generate")
+        bench_run(video, args.repeat)
+        return
     video = str(generate(args.generate)) if args.generate else args.video
     if not video:
         parser.error("give VIDEO or --generate")

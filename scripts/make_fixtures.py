@@ -14,7 +14,7 @@ filter (libass), so the text on every frame is known:
 * ``hevc_opengop.mkv`` -- HEVC (libx265) with open GOPs: CRA keyframes every 24 frames, 4 B-frames,
   25 fps, 640x360, 8 s over a zooming Mandelbrot; Chinese cues, one starting exactly on a CRA frame.
 * ``vp9_60.webm`` -- VP9, 60 fps, keyframe every 60 frames, 640x360, 6 s over a cellular automaton; English.
-* ``av1.mkv`` -- AV1 (SVT-AV1), 25 fps, 480x270, 5 s over SMPTE bars with noise; two English cues.
+* ``av1.mkv`` -- AV1 (SVT-AV1), 25 fps, 640x360, 5 s over SMPTE bars with noise; two English cues.
 * ``vfr.mkv`` -- H.264 in Matroska (1 ms time base) with variable frame rate: 10 fps, then 25 fps, then
   50 fps, then irregular 20/40 ms steps, cut from a 50 fps Game of Life by ``select`` before the
   subtitles are burned, written with ``-fps_mode passthrough``; English cues across rate changes.
@@ -187,9 +187,9 @@ FIXTURES: tuple[Fixture, ...] = (
     ),
     Fixture(
         file="av1.mkv",
-        description="AV1 (SVT-AV1 preset 12, GOP 50), 25 fps, 480x270, English cues over noisy SMPTE bars",
-        width=480, height=270, rate=Fraction(25), source_frames=125,
-        background="smptebars=s=480x270:r=25,noise=alls=10:allf=t:all_seed=5",
+        description="AV1 (SVT-AV1 preset 12, GOP 50), 25 fps, 640x360, English cues over noisy SMPTE bars",
+        width=640, height=360, rate=Fraction(25), source_frames=125,
+        background="smptebars=s=640x360:r=25,noise=alls=10:allf=t:all_seed=5",
         encode=("-c:v", "libsvtav1", "-preset", "12", "-crf", "45", "-g", "50", "-pix_fmt", "yuv420p",
                 "-svtav1-params", "lp=1"),
         cues=(

@@ -163,10 +163,12 @@ def run_command(
         budget_mb=decode.get("budget_mb", 1024.0), ahead=decode.get("ahead"), **(aux or {}),
     )  # fmt: skip
     videos, failed = expand_inputs(inputs)
-    if len(inputs) == 1 and len(videos) == 1 and not failed:
-        single = True
-    else:
-        single = False
+    # One plain path is not a batch: its failure is the run's own error (its exit code, its one line).
+    single = len(inputs) == 1 and not os.path.isdir(inputs[0]) and not any(ch in inputs[0] for ch in "*?[")
+    if single and failed:
+        from flowocr.errors import MissingInput
+
+        raise MissingInput(failed[0][1])
     progress = make_progress(quiet=quiet, total=len(videos))
     done = 0
     try:
@@ -189,10 +191,6 @@ def run_command(
     finally:
         progress.close()
     if failed:
-        if single and not videos:
-            from flowocr.errors import MissingInput
-
-            raise MissingInput(failed[0][1])
         lines = [f"{len(failed)} of {len(videos) + sum(1 for f in failed if f[0] not in videos)} inputs failed:"]
         lines += [f"  {reason}" for _, reason in failed]
         sys.stderr.write("\n".join(lines) + "\n")

@@ -110,13 +110,13 @@ class AreaSpec:
         if self.kind == "fraction":
             x, w = x * width, w * width
             y, h = y * height, h * height
-        x0, y0 = max(0, round(x)), max(0, round(y))
-        x1, y1 = min(width, round(x + w)), min(height, round(y + h))
-        if x0 >= x1 or y0 >= y1:
+        if x >= width or y >= height:
             raise UsageError(
                 f"Area {self.text or self.values} lies outside the {width}x{height} frame. "
                 f"Give a rectangle inside the frame, or one of full, bottom, top, auto."
             )
+        x0, y0 = min(round(x), width - 1), min(round(y), height - 1)
+        x1, y1 = max(x0 + 1, min(width, round(x + w))), max(y0 + 1, min(height, round(y + h)))
         return Rect(x0, y0, x1 - x0, y1 - y0)
 
 
@@ -192,8 +192,9 @@ def find_text_band(results: Sequence[OcrResult], width: int, height: int) -> Rec
        the number of distinct texts that cover it (each counted once, at its best recognition score); its
        recurrence is the number of frames with a line that covers it.
     3. The peak is the row of greatest weight among the rows that hold text in at least two frames; ties go to
-       the row that recurs in more frames, then to the lower row. A band of changing text (subtitles) thus beats a static logo or watermark that shows the same text
-       in every frame, and a line seen in one frame only never beats text seen in several.
+       the row that recurs in more frames, then to the lower row. So changing text (subtitles: two or more
+       distinct lines) beats a static logo or watermark (one text, however many frames show it), and a line
+       seen in one frame only is never the peak.
     4. The band is the run of rows around the peak whose weight is at least ``BAND_SHARE`` of the peak's, full
        width (subtitles are centred and the widest one may not be among the samples).
 
@@ -231,7 +232,7 @@ def find_text_band(results: Sequence[OcrResult], width: int, height: int) -> Rec
     # lexsort: the last key is the primary one; ties on weight and frames go to the lower row (larger y)
     order = np.lexsort((recurring, frames[recurring], weight[recurring]))
     peak = int(recurring[order[-1]])
-    floor = BAND_SHARE * weight[peak]
+    floor = BAND_SHARE * weight[peak] - 1e-9  # a row at exactly the share belongs, whatever the rounding
     top = peak
     while top > 0 and weight[top - 1] >= floor and weight[top - 1] > 0:
         top -= 1

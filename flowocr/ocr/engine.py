@@ -38,7 +38,8 @@ ENGINE_NAMES: tuple[str, ...] = tuple(_ENGINE_CLASSES)
 
 @dataclass(frozen=True)
 class StageTimes:
-    """Seconds spent per stage on one batch. A stage the engine cannot time on its own is None."""
+    """Seconds spent per stage on one batch: detection (including cutting out the text boxes), orientation
+    classification, recognition, and all of it. A stage the engine cannot time on its own is None."""
 
     det_s: float | None
     cls_s: float | None
@@ -168,8 +169,7 @@ def get_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads:
                 raise
             except Exception as exc:  # a model that does not load, a broken runtime install
                 raise EngineUnavailable(
-                    f"OCR engine {cls.NAME} could not load its models: {type(exc).__name__}: {exc}. "
-                    f"{cls.INSTALL_HINT}"
+                    f"OCR engine {cls.NAME} could not load its models: {type(exc).__name__}: {exc}. {cls.INSTALL_HINT}"
                 ) from exc
             _instances[key] = engine
         return engine

@@ -2,27 +2,82 @@
 
 The models ship inside the ``rapidocr`` wheel, so this engine works offline.
 
-MEASUREMENTS
+Settings, measured
+------------------
+RapidOCR's default detector resize (``Det.limit_type=min``, ``limit_side_len=736``) raises the *short* side to
+736 px: a 640 x 108 subtitle band is enlarged 6.8x to 4352 x 736 (and a band wider than 8:1 is first
+letterboxed to 8:1), which makes bands slower than whole frames and breaks lines apart. We scale the *long*
+side to ``det_side`` = 960 px instead (enlarging by at most ``det_max_upscale`` = 2x), so glyphs reach the
+detector at a similar size whatever the frame size: subtitles of 640 x 360 video (about 20 px) and of 1080p
+(about 50 px) both arrive at 25-30 px. Bands then cost a fraction of full frames, as they should.
+
+Measured with rapidocr 3.10.0 (PP-OCRv6 small det/rec, PP-OCRv4 mobile cls), onnxruntime 1.32 CPU, one
+thread, CPU ms per image (minimum of 2 runs), on frames with known text: ``fixtures`` = the midpoint frame of
+each of the 29 cues of fixtures/*.srt (38 lines, 640 x 360 and 480 x 270); ``nezha`` = 14 frames of
+rapidvideocr_nezha.mp4 (1920 x 800; 12 subtitle lines, transcribed by eye); ``r1`` = 2 frames of the bilingual
+rapidvideocr_1.mp4 (678 x 360; 4 lines of rapidvideocr_1.MANUAL.txt). "bottom" is the lower 30 % of the
+frame, "band" a 1120 x 90 crop around nezha's subtitles. Lines: read exactly, spaces aside / all lines (the
+two lines missing from "fixtures, bottom" are a top-positioned cue, outside the band). Spaces: lines exact
+to the space, too.
+
+                             A: rapidocr        B: rapidocr          C: flowocr
+                             defaults           limit_type=max,      (these defaults)
+                                                limit_side_len=960
+    fixtures, full frame     572 ms  38/38      131 ms  37/38        303 ms  38/38   (spaces: A 32, B 31, C 36)
+    fixtures, bottom        2002 ms  28/38       77 ms  33/38        136 ms  36/38   (spaces: A 25, B 26, C 34)
+    r1, full frame           716 ms   4/4       294 ms   3/4         417 ms   4/4
+    r1, bottom              2379 ms   2/4       179 ms   3/4         197 ms   4/4
+    nezha, full frame        854 ms  12/12      184 ms  12/12        251 ms  12/12
+    nezha, bottom           2717 ms  12/12       86 ms  12/12         82 ms  12/12
+    nezha, 1120 x 90 band   1207 ms  12/12      128 ms  12/12         67 ms  12/12
+
+Timings vary by up to 25 % from run to run (a shared 2-core machine). The two English lines C still gets
+wrong to the space are on the 480 x 270 fixture ("AV1is", "takesmore"): at 13 px glyphs the recogniser sees
+no space at all.
+
+- B never enlarges, so small frames lose lines (the thin "一" of rapidvideocr_1, centred text on a busy
+  background in vp9_60.webm); C enlarges up to 2x and finds them, at 1.5-2.5x B's cost on 640 px frames.
+- ``det_side`` 736 instead of 960: 30 % faster on 640 px frames but loses "一" again; 1280: 1.5-2x slower, no
+  line gained.
+- Spaces: PP-OCRv6 drops the narrow space between English words often (A: 6 of 27 English lines). Three fixes
+  add up: ``det_unclip`` 2.0 instead of PP-OCR's 1.6 (boxes ~15 % taller, a margin above and below the glyphs:
+  31 -> 34 lines right to the space), space recovery in the CTC decoding (``rec_space_prob``, see
+  :func:`ctc_decode`: 34 -> 36), and warping small crops straight to the recogniser's height
+  (:func:`crop_box`: "Av1" -> "AV1"). None costs measurable time. Unclip 2.2 was no better; a margin added at
+  the crop was no better and lets a neighbouring line bleed in; stretching crops sideways was worse.
+- Frame-filling detections (texture read as "0", "瓷") are dropped: see ``_MAX_LINE_SHARE``.
+- ``use_cls``: 1-4 ms per image, no line changed on these sets; off by default (video text is upright, and a
+  wrong 180 degree flip garbles a line).
+- ``rec_batch``: 6 was as fast as or faster than 16 (up to 20 %) on every set. Recognising a whole batch at
+  once vs one image per call: 134 vs 125 ms per image (demo.mp4 at 2 fps, bottom band, 24 frames; det 66 ms,
+  rec 63 ms): on one CPU thread batching gains nothing measurable; it pays with more threads and on
+  accelerators, and the results are identical either way (padding depends on the crop alone).
+- Threads: ``threads=None`` lets onnxruntime use every core. Several engines in parallel processes should
+  get ``threads`` = cores / processes each. Results do not depend on the thread count.
 
 How a batch is read
 -------------------
 1. Detection, one image at a time: our pre-process (scale, pad to a multiple of 32, normalise), RapidOCR's
    ONNX session and its DB post-process (boxes in image pixels), then boxes in reading order.
-2. Every text box of every image of the batch is cut out of the *original* image (not the scaled one).
+2. Every text box of every image of the batch is cut out of the *original* image (not the scaled one), warped
+   straight to at least the recogniser's 48 px height (:func:`crop_box`).
 3. Optional 0/180 degree classification of all crops of the batch at once.
-4. Recognition of all crops of the batch at once: RapidOCR's recogniser sorts the crops by aspect ratio,
-   runs them ``rec_batch`` at a time (similar widths pad little) and returns them in input order.
+4. Recognition of all crops of the batch together: sorted by aspect ratio, each padded to a width that depends
+   on the crop alone (:func:`rec_width`), ``rec_batch`` crops of one width per session call, results back in
+   input order. A crop thus reads the same in any batch (see :class:`_Recognizer`).
 5. Lines with an empty text or a score under ``text_score`` are dropped; an image without lines gets an empty
    result.
 
 Which parts of rapidocr are used
 --------------------------------
 ``RapidOCR(params=...)`` builds the configuration and loads the three models; we then use its loaded
-components (``TextDetector.session`` / ``.postprocess_op``, ``TextClassifier``, ``TextRecognizer``). We do not
-call ``RapidOCR.__call__``: it handles one image at a time (no recognition across images), resizes with
-``Det.limit_type`` whose meaning changed within 3.x (3.0-3.4 map ``max`` to 960/1500/2000 by image size), and
-sets attributes on itself per call (``update_params``), which is unsafe when threads share one engine. Our
-detector pre-process is our own for the same reasons; the components we call keep no per-call state.
+components: ``TextDetector.session`` / ``.postprocess_op`` (DB boxes), ``TextClassifier`` (called as is) and
+``TextRecognizer.session`` / ``.resize_norm_img`` / ``.postprocess_op.character`` (the model's alphabet). We
+do not call ``RapidOCR.__call__``: it handles one image at a time (no recognition across images), resizes with
+``Det.limit_type`` whose meaning changed within 3.x (some releases map ``max`` to 960/1500/2000 by image
+size), and sets attributes on itself per call (``update_params``), which is unsafe when threads share one
+engine. Our detector pre-process is our own for the same reasons; the components we call keep no per-call
+state.
 
 Languages
 ---------
@@ -50,6 +105,15 @@ _DET_MEAN = 0.5
 _DET_STD = 0.5
 #: Crops at least this much taller than wide hold vertical text: turned 90 degrees before recognition.
 _VERTICAL_RATIO = 1.5
+#: A detected region at least this share of the image's height, in an image at least ``_TALL_IMAGE`` px tall, is
+#: texture, not a line of text (DB answers some gradients and fractals with one frame-filling region, which the
+#: recogniser then reads as "0", "一", "瓷", up to score 0.79). Measured on about 320 frames of the fixtures and
+#: ../shared videos: all such regions (14 distinct readings) were garbage; the tallest real line was 14 % of its
+#: frame (a 1080p timecode). A thin band (below 200 px) is exempt: there a subtitle line may fill the image.
+_MAX_LINE_SHARE = 0.9
+_TALL_IMAGE = 200
+#: Recognition pads each crop to a multiple of this many pixels (at the model's 48 px height).
+REC_WIDTH_STEP = 64
 
 
 @dataclass(frozen=True)
@@ -58,16 +122,22 @@ class RapidOptions:
 
     ``det_side``: the detector sees the image scaled so that its longer side is this many pixels, ...
     ``det_max_upscale``: ... but never enlarged by more than this factor (small frames, thin bands).
+    ``det_unclip``: how far each detected text region is grown before it is cut out (PP-OCR's unclip ratio);
+    a little margin above and below the glyphs makes the recogniser keep the spaces between English words.
     ``use_cls``: classify 0/180 degree orientation of each text box before recognition.
     ``text_score``: lines recognised with a lower score (0-1) are dropped.
-    ``rec_batch``: crops per recognition call.
+    ``rec_batch``: at most this many crops (all of one padded width) per recognition session call.
+    ``rec_space_prob``: insert a space between two characters where the recogniser gave a space at least this
+    probability (:func:`ctc_decode`); 1.0 turns space recovery off.
     """
 
     det_side: int = 960
     det_max_upscale: float = 2.0
+    det_unclip: float = 2.0
     use_cls: bool = False
     text_score: float = 0.5
-    rec_batch: int = 16
+    rec_batch: int = 6
+    rec_space_prob: float = 0.15
 
     def __post_init__(self) -> None:
         if self.det_side < 32:
@@ -76,6 +146,10 @@ class RapidOptions:
             raise ValueError(f"det_max_upscale must be at least 1, got {self.det_max_upscale}")
         if not 0.0 <= self.text_score <= 1.0:
             raise ValueError(f"text_score must be in [0, 1], got {self.text_score}")
+        if not 1.0 <= self.det_unclip <= 4.0:
+            raise ValueError(f"det_unclip must be in [1, 4], got {self.det_unclip}")
+        if not 0.0 < self.rec_space_prob <= 1.0:
+            raise ValueError(f"rec_space_prob must be in (0, 1], got {self.rec_space_prob}")
         if self.rec_batch < 1:
             raise ValueError(f"rec_batch must be at least 1, got {self.rec_batch}")
 
@@ -138,18 +212,25 @@ def reading_order(boxes: np.ndarray) -> np.ndarray:
     return np.lexsort((boxes[:, 0, 0], line_of))
 
 
-def crop_box(image: np.ndarray, box: np.ndarray) -> np.ndarray:
-    """The quadrilateral ``box`` (4 x 2, clockwise from top-left) of ``image``, warped upright; vertical text
-    (a crop at least 1.5 times taller than wide) is turned 90 degrees."""
+def crop_box(image: np.ndarray, box: np.ndarray, *, min_height: int = 1) -> np.ndarray:
+    """The quadrilateral ``box`` (4 x 2, clockwise from top-left) of ``image``, warped upright and, when it is
+    lower than ``min_height``, enlarged to that height in the same (bicubic) warp. Vertical text (a box at least
+    1.5 times taller than wide) is turned 90 degrees, at its own size.
+
+    Warping small text straight to the recogniser's height (48 px) instead of letting the recogniser stretch a
+    small crop (bilinear) read "AV1" rather than "Av1" on 480 x 270 video, at no measurable cost."""
     import cv2
 
     box = box.astype(np.float32)
     width = max(1, int(max(np.linalg.norm(box[0] - box[1]), np.linalg.norm(box[2] - box[3]))))
     height = max(1, int(max(np.linalg.norm(box[0] - box[3]), np.linalg.norm(box[1] - box[2]))))
-    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
+    vertical = height >= _VERTICAL_RATIO * width
+    scale = 1.0 if vertical else max(1.0, min_height / height)
+    out_w, out_h = max(1, round(width * scale)), max(1, round(height * scale))
+    target = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], dtype=np.float32)
     warp = cv2.getPerspectiveTransform(box, target)
-    out = cv2.warpPerspective(image, warp, (width, height), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC)
-    if height >= _VERTICAL_RATIO * width:
+    out = cv2.warpPerspective(image, warp, (out_w, out_h), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC)
+    if vertical:
         out = np.ascontiguousarray(np.rot90(out))
     return out
 
@@ -166,6 +247,8 @@ class _Detector:
     def __call__(self, image: np.ndarray) -> Detection:
         t0 = time.perf_counter()
         height, width = image.shape[:2]
+        if height == 0 or width == 0:
+            return Detection(np.zeros((0, 4, 2), np.float32), (), 0.0, 0.0, 0.0)
         prepared = det_input(image, side=self._side, max_upscale=self._max_upscale)
         t1 = time.perf_counter()
         pred = self._session(prepared.tensor)
@@ -177,10 +260,111 @@ class _Detector:
         boxes[:, :, 0] = boxes[:, :, 0].clip(0, width)
         boxes[:, :, 1] = boxes[:, :, 1].clip(0, height)
         size = boxes.max(axis=1) - boxes.min(axis=1)
-        keep = np.flatnonzero((size[:, 0] > 3) & (size[:, 1] > 3))  # boxes that lay mostly in the padding
+        keep = (size[:, 0] > 3) & (size[:, 1] > 3)  # not a box that lay mostly in the padding
+        if height >= _TALL_IMAGE:
+            keep &= size[:, 1] < _MAX_LINE_SHARE * height
+        keep = np.flatnonzero(keep)
         order = keep[reading_order(boxes[keep])]
         t3 = time.perf_counter()
         return Detection(boxes[order], tuple(float(scores[i]) for i in order), t1 - t0, t2 - t1, t3 - t2)
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """Texts and scores of a list of crops, in the crops' order, and the seconds of each step."""
+
+    texts: tuple[str, ...]
+    scores: tuple[float, ...]
+    pre_s: float
+    session_s: float
+    post_s: float
+
+
+def ctc_decode(probs: np.ndarray, chars: Sequence[str], *, space: int | None, space_prob: float) -> tuple[str, float]:
+    """Greedy CTC decoding of one line (``probs``: T columns x C classes, class 0 the blank): the best class per
+    column, repeats merged, blanks dropped; the score is the mean probability of the kept columns (0 when none).
+
+    Space recovery: PP-OCR's recogniser often gives a narrow gap between two words a clear but losing space
+    probability (0.2-0.5 against the blank). Where the blank columns between two characters hold a space
+    probability of at least ``space_prob``, a space is inserted. Measured on 70 frames of Chinese, English and
+    bilingual subtitles, this never put a space inside a word (down to 0.05) and restored 3 of 4 dropped ones.
+    """
+    best = probs.argmax(axis=1)
+    keep = best != 0
+    keep[1:] &= best[1:] != best[:-1]
+    cols = np.flatnonzero(keep)
+    if cols.size == 0:
+        return "", 0.0
+    score = float(probs[cols, best[cols]].mean())
+    pieces = [chars[best[cols[0]]]]
+    for prev, col in zip(cols, cols[1:]):
+        if (
+            space is not None
+            and col - prev > 1
+            and best[prev] != space
+            and best[col] != space
+            and probs[prev + 1 : col, space].max() >= space_prob
+        ):
+            pieces.append(" ")
+        pieces.append(chars[best[col]])
+    return "".join(pieces), score
+
+
+def rec_width(crop_shape: tuple[int, ...], *, height: int, min_width: int) -> int:
+    """The padded width of a crop at the recogniser's input ``height``: its own width at that height, rounded
+    up to a multiple of ``REC_WIDTH_STEP``, and at least ``min_width``. It depends on the crop alone."""
+    crop_h, crop_w = crop_shape[:2]
+    width = math.ceil(height * crop_w / max(1, crop_h))
+    return max(min_width, math.ceil(width / REC_WIDTH_STEP) * REC_WIDTH_STEP)
+
+
+class _Recognizer:
+    """Recognition stage over all crops of a batch: pre-process (resize to the model's height, pad to
+    :func:`rec_width`) -> ONNX session, ``rec_batch`` crops of one width per call -> :func:`ctc_decode`.
+
+    Crops are sorted by padded width (their aspect ratio), so crops of one call need no extra padding, and the
+    results are put back in input order. Because the padding of a crop depends on the crop alone, a crop reads
+    the same whatever else is in the batch: results do not change with batch size or window boundaries.
+    (RapidOCR's own ``TextRecognizer.__call__`` pads a call to its widest crop, and PP-OCRv6's recogniser
+    mixes context along the whole padded line, so its results depend on the neighbours.)
+    """
+
+    def __init__(self, text_rec: Any, options: RapidOptions) -> None:
+        self._session = text_rec.session
+        self._resize_pad = text_rec.resize_norm_img  # (crop, max_wh_ratio) -> 3 x H x W, pure
+        _, self.input_height, self._min_width = (int(v) for v in text_rec.rec_image_shape)
+        self._chars = tuple(text_rec.postprocess_op.character)  # class index -> text; 0 is the CTC blank
+        self._space = self._chars.index(" ") if " " in self._chars else None
+        self._space_prob = options.rec_space_prob
+        self._batch = options.rec_batch
+
+    def __call__(self, crops: Sequence[np.ndarray]) -> Recognition:
+        widths = [rec_width(crop.shape, height=self.input_height, min_width=self._min_width) for crop in crops]
+        order = sorted(range(len(crops)), key=lambda i: widths[i])
+        calls: list[list[int]] = []
+        for index in order:
+            if calls and widths[calls[-1][0]] == widths[index] and len(calls[-1]) < self._batch:
+                calls[-1].append(index)
+            else:
+                calls.append([index])
+        texts = [""] * len(crops)
+        scores = [0.0] * len(crops)
+        pre_s = session_s = post_s = 0.0
+        for call in calls:
+            t0 = time.perf_counter()
+            # +0.5: resize_norm_img truncates height * ratio to an int; this makes it exactly the padded width
+            ratio = (widths[call[0]] + 0.5) / self.input_height
+            tensor = np.stack([self._resize_pad(crops[i], ratio) for i in call]).astype(np.float32)
+            t1 = time.perf_counter()
+            preds = self._session(tensor)
+            t2 = time.perf_counter()
+            for index, probs in zip(call, preds):
+                texts[index], scores[index] = ctc_decode(
+                    probs, self._chars, space=self._space, space_prob=self._space_prob
+                )
+            t3 = time.perf_counter()
+            pre_s, session_s, post_s = pre_s + t1 - t0, session_s + t2 - t1, post_s + t3 - t2
+        return Recognition(tuple(texts), tuple(scores), pre_s, session_s, post_s)
 
 
 class RapidOcrEngine(OcrEngine):
@@ -196,7 +380,7 @@ class RapidOcrEngine(OcrEngine):
         self.options = options or RapidOptions()
         from rapidocr import RapidOCR
 
-        params: dict[str, Any] = {"Rec.rec_batch_num": self.options.rec_batch}
+        params: dict[str, Any] = {"Det.unclip_ratio": self.options.det_unclip}  # read by the DB post-process
         if threads is not None:
             params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
             params["EngineConfig.onnxruntime.inter_op_num_threads"] = 1
@@ -205,14 +389,16 @@ class RapidOcrEngine(OcrEngine):
         logging.getLogger("RapidOCR").setLevel(logging.WARNING)
         self._detect = _Detector(_component(pipeline, "det"), self.options)
         self._classify = _component(pipeline, "cls") if self.options.use_cls else None
-        self._recognise = _component(pipeline, "rec")
+        self._recognise = _Recognizer(_component(pipeline, "rec"), self.options)
 
     def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
-        from rapidocr.ch_ppocr_rec import TextRecInput
-
         start = time.perf_counter()
         detections = [self._detect(image) for image in images]
-        crops = [crop_box(image, box) for image, found in zip(images, detections) for box in found.boxes]
+        crops = [
+            crop_box(image, box, min_height=self._recognise.input_height)
+            for image, found in zip(images, detections)
+            for box in found.boxes
+        ]
         det_s = time.perf_counter() - start
 
         cls_s = 0.0
@@ -226,8 +412,8 @@ class RapidOcrEngine(OcrEngine):
         scores: Sequence[float] = ()
         if crops:
             t0 = time.perf_counter()
-            recognised = self._recognise(TextRecInput(img=crops))
-            texts, scores = recognised.txts, recognised.scores
+            recognised = self._recognise(crops)
+            texts, scores = recognised.texts, recognised.scores
             rec_s = time.perf_counter() - t0
 
         results = []
@@ -247,8 +433,8 @@ class RapidOcrEngine(OcrEngine):
 
 
 def _component(pipeline: Any, stage: str) -> Any:
-    """RapidOCR's loaded ``det`` / ``cls`` / ``rec`` component: built eagerly by rapidocr 3.0-3.4
-    (``text_det``), lazily by later 3.x (``_load_det_model()``)."""
+    """RapidOCR's loaded ``det`` / ``cls`` / ``rec`` component: built in the constructor by earlier 3.x releases
+    (``text_det``), on first use by later ones (``_load_det_model()``, 3.10)."""
     loaded = getattr(pipeline, f"text_{stage}", None)
     if loaded is None:
         loaded = getattr(pipeline, f"_load_{stage}_model")()

@@ -77,6 +77,27 @@ class ChangeTest:
         moved = max(int(np.count_nonzero(appeared)), int(np.count_nonzero(vanished)))
         return moved >= self.outside_new
 
+    vanished_share: float = 0.15  # at most this share of the old boxes' strokes left: the text is gone
+
+    def vanished(self, now: Strokes, ref: Strokes, ref_lines: tuple[TextLine, ...], origin: tuple[int, int]) -> bool:
+        """Whether the reference's text is gone and nothing replaced it (the area can be taken as empty
+        without OCR): its boxes kept at most ``vanished_share`` of their stroke pixels, few appeared in them, and
+        no burst of new strokes appeared elsewhere."""
+        if now.mask.shape != ref.mask.shape or not ref_lines:
+            return False
+        boxes = self._box_mask(ref, ref_lines, origin)
+        inside_ref = int(np.count_nonzero(ref.mask & boxes))
+        if inside_ref < self.inside_min:
+            return False
+        inside_now = int(np.count_nonzero(now.mask & boxes))
+        near_ref = cv2.dilate(ref.mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        appeared = now.mask & ~near_ref
+        return (
+            inside_now <= self.vanished_share * inside_ref
+            and int(np.count_nonzero(appeared & boxes)) <= self.vanished_share * inside_ref
+            and int(np.count_nonzero(appeared & ~boxes)) < self.outside_new
+        )
+
     @staticmethod
     def _box_mask(ref: Strokes, lines: tuple[TextLine, ...], origin: tuple[int, int]) -> np.ndarray:
         mask = np.zeros(ref.mask.shape, bool)

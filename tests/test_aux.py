@@ -1,0 +1,177 @@
+"""The aux stream and the change detector (DESIGN §6–7): windows, windowed == whole, TCP failures, frame timing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from conftest import FIXTURES, child_processes, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flowocr.aux.client import AuxError
+from flowocr.aux.detector import RECEPTIVE_FIELD, detect
+from flowocr.aux.windows import next_window, slice_new
+from flowocr.decode.lane import AuxSpec, decode_all
+from flowocr.pipeline import RunOptions, VideoRun
+from flowocr.probe import probe, scan_index
+
+# --- windows: the exact vectors of the issue ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ((1, 0, False), None), ((2, 0, False), (0, 0, 2)), ((6, 2, False), None), ((7, 2, False), (0, 2, 7)),
+        ((12, 7, False), (4, 7, 12)), ((20, 12, True), (9, 12, 17)), ((20, 17, True), (14, 17, 20)),
+        ((20, 20, True), None), ((1, 0, True), (0, 0, 1)),
+    ],
+)  # fmt: skip
+def test_next_window_vectors_initial_2_chunk_5_ctx_3(args, expected):
+    assert next_window(*args, initial=2, chunk=5, left_ctx=3) == expected
+
+
+def test_next_window_vectors_initial_0_chunk_6_ctx_10():
+    assert next_window(6, 0, False, initial=0, chunk=6, left_ctx=10) == (0, 0, 6)
+    assert next_window(12, 6, False, initial=0, chunk=6, left_ctx=10) == (0, 6, 12)
+
+
+def test_slice_new_vectors():
+    items = [f"s{i}" for i in range(16)]
+    assert slice_new(items, (4, 7, 12), 2) == [f"s{i}" for i in range(6, 16)]
+    assert slice_new([0, 1, 2, 3], (0, 0, 2), 2) == [0, 1, 2, 3]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=1, max_size=40), st.integers(0, 6), st.integers(1, 8), st.integers(0, 5))
+def test_windows_tile_the_stream_under_any_arrival_pattern(arrivals, initial, chunk, left_ctx):
+    available = emitted = 0
+    tiles = []
+    for k, n in enumerate(arrivals):
+        available += n
+        finished = k == len(arrivals) - 1
+        while (w := next_window(available, emitted, finished, initial=initial, chunk=chunk, left_ctx=left_ctx)):
+            ctx, new_start, new_end = w
+            assert ctx == max(0, new_start - left_ctx) and new_start == emitted and new_end > new_start
+            tiles.append((new_start, new_end))
+            emitted = new_end
+    assert emitted == available
+    assert [a for a, _ in tiles] == ([0] + [b for _, b in tiles[:-1]] if tiles else [])
+
+
+@pytest.fixture(scope="module")
+def aux_frames():
+    info = probe(str(FIXTURES / "h264_bframes_2997.mp4"))
+    index = scan_index(info)
+    return [(f.index, f.image) for f in decode_all(info, index, [], aux=AuxSpec()) if f.stream == "aux"]
+
+
+def windowed(frames, left_ctx: int):
+    out = []
+    emitted = 0
+    while (w := next_window(len(frames), emitted, True, initial=3, chunk=7, left_ctx=left_ctx)):
+        out += slice_new(detect(frames[w[0] : w[2]]), w, 1)
+        emitted = w[2]
+    return out
+
+
+def test_windowed_detection_equals_whole_stream_detection_with_enough_left_context(aux_frames):
+    assert windowed(aux_frames, RECEPTIVE_FIELD) == detect(aux_frames)
+    assert windowed(aux_frames, RECEPTIVE_FIELD + 4) == detect(aux_frames)
+
+
+def test_a_too_short_left_context_leaves_a_seam(aux_frames):
+    whole = detect(aux_frames)
+    short = windowed(aux_frames, 0)
+    seams = [i for i, (a, b) in enumerate(zip(short, whole)) if a != b]
+    window_starts = {0, 3} | set(range(3, len(aux_frames), 7))
+    assert seams and set(seams) <= window_starts
+
+
+# --- the run with the detector process -------------------------------------------------------------------------
+
+
+def test_cues_are_frame_exact_and_a_cue_between_two_samples_is_found(tmp_path):
+    video = FIXTURES / "h264_bframes_2997.mp4"
+    result = run_cli("run", str(video), "-o", str(tmp_path), "--quiet")
+    assert result.returncode == 0, result.stderr
+    score = json.loads(subprocess.run([sys.executable, "scripts/eval.py", str(video), str(video.with_suffix(".srt")),
+                                       "--pred", str(tmp_path / "h264_bframes_2997.srt"), "--json"],
+                                      capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    assert score["missed"] == 0 and score["within_1"] == 1.0, score
+    report = json.loads((tmp_path / "h264_bframes_2997.report.json").read_text())
+    assert report["timing_accuracy"] == "frame" and report["aux"]["extra_frames"] >= 1
+    assert "ffmpeg" not in child_processes()
+
+
+def test_no_aux_runs_on_the_sample_grid(tmp_path):
+    result = run_cli("run", str(FIXTURES / "vfr.mkv"), "-o", str(tmp_path), "--quiet", "--no-aux")
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "vfr.report.json").read_text())
+    assert report["timing_accuracy"] == "sample" and report["aux"] is None
+
+
+def test_a_detector_started_on_its_own_serves_a_run(tmp_path):
+    server = subprocess.Popen([sys.executable, "-m", "flowocr", "aux-serve", "--listen", "127.0.0.1:0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        address = server.stdout.readline().strip().removeprefix("listening on ")
+        for _ in range(2):  # it serves one run after another
+            result = run_cli("run", str(FIXTURES / "av1.mkv"), "-o", str(tmp_path), "--quiet", "--aux-connect", address)
+            assert result.returncode == 0, result.stderr
+            assert json.loads((tmp_path / "av1.report.json").read_text())["aux"]["detector"] == address
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_no_detector_at_the_address_is_one_clear_error(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    result = run_cli("run", str(FIXTURES / "av1.mkv"), "-o", str(tmp_path), "--aux-connect", f"127.0.0.1:{port}")
+    assert result.returncode != 0
+    assert "cannot connect to the change detector" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_detector_that_closes_the_socket_stops_the_run(tmp_path):
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+
+        def rude_peer():
+            conn, _ = server.accept()
+            conn.recv(1000)
+            conn.close()
+
+        threading.Thread(target=rude_peer, daemon=True).start()
+        run = VideoRun(str(FIXTURES / "demo.mp4"), RunOptions(out_dir=str(tmp_path), aux_connect=f"127.0.0.1:{port}"))
+        with pytest.raises(AuxError, match="closed the connection|cannot write|lost the change detector"):
+            list(run.cues())
+    assert run.report["complete"] is False and "change detector" in run.report["error"]
+    assert not (tmp_path / "demo.srt").exists()
+    assert "ffmpeg" not in child_processes()
+
+
+def test_the_detector_process_killed_mid_run_stops_the_run_with_no_process_left(tmp_path):
+    run = VideoRun(str(FIXTURES / "hevc_opengop.mkv"), RunOptions(out_dir=str(tmp_path), fps=5))
+    seen = []
+
+    def kill_after_three_frames(event, data):
+        seen.append(event)
+        if seen.count("frame") == 3:
+            os.kill(run.sampler.detector.proc.pid, signal.SIGKILL)
+
+    run.listener = kill_after_three_frames
+    with pytest.raises(AuxError, match="closed the connection|cannot write|lost the change detector"):
+        for _ in run.cues():
+            time.sleep(0.05)
+    assert run.report["complete"] is False
+    assert run.sampler.detector.proc.poll() is not None
+    assert "ffmpeg" not in child_processes() and "ffprobe" not in child_processes()

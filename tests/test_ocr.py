@@ -1,0 +1,265 @@
+"""The OCR engine layer on real frames: RapidOCR reads the fixtures' burned-in subtitles, batches keep their
+order, areas map back to frame pixels, engines load once per process, and unusable engines fail clearly."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+from conftest import FIXTURES, SHARED_VIDEOS, needs_shared
+
+from flowocr.errors import EngineUnavailable, FlowOcrError, UsageError
+from flowocr.ocr import (
+    OcrResult,
+    available_engines,
+    find_text_band,
+    get_engine,
+    parse_area,
+)
+from flowocr.ocr.rapid import REC_WIDTH_STEP, ctc_decode, det_input, reading_order, rec_width
+
+DEMO = FIXTURES / "demo.mp4"
+DEMO_W, DEMO_H = 640, 360
+
+
+def grab(path, seconds: float, width: int, height: int) -> np.ndarray:
+    """The frame on screen at ``seconds`` as BGR uint8, decoded by ffmpeg itself."""
+    argv = ["ffmpeg", "-v", "error", "-nostdin", "-ss", f"{seconds:.3f}", "-i", str(path), "-frames:v", "1",
+            "-f", "rawvideo", "-pix_fmt", "bgr24", "-"]  # fmt: skip
+    raw = subprocess.run(argv, capture_output=True, check=True).stdout
+    return np.frombuffer(raw, np.uint8).reshape(height, width, 3).copy()
+
+
+def srt_lines_at(path, seconds: float) -> list[str]:
+    """The lines of the cue on screen at ``seconds`` (start <= t < end), from an SRT file."""
+    for block in path.read_text(encoding="utf-8").strip().split("\n\n"):
+        rows = block.splitlines()
+        times = [int(v) for v in re.findall(r"\d+", rows[1])]
+        start = times[0] * 3600 + times[1] * 60 + times[2] + times[3] / 1000
+        end = times[4] * 3600 + times[5] * 60 + times[6] + times[7] / 1000
+        if start <= seconds < end:
+            return rows[2:]
+    return []
+
+
+def squash(text: str) -> str:
+    # PP-OCR now and then drops a space between English words ("takesmore"), see flowocr/ocr/rapid.py
+    return "".join(text.split())
+
+
+def read(result: OcrResult) -> list[str]:
+    return [squash(line.text) for line in result.lines]
+
+
+def on_screen(seconds: float) -> list[str]:
+    return [squash(text) for text in srt_lines_at(FIXTURES / "demo.srt", seconds)]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return get_engine()
+
+
+@pytest.fixture(scope="module")
+def demo_frames() -> dict[float, np.ndarray]:
+    return {t: grab(DEMO, t, DEMO_W, DEMO_H) for t in (0.2, 1.5, 3.4, 7.7)}
+
+
+def test_importing_the_ocr_package_loads_no_runtime() -> None:
+    code = (
+        "import sys, flowocr.ocr, flowocr.ocr.rapid, flowocr.ocr.paddle; "
+        "print(sorted(m for m in ('onnxruntime', 'rapidocr', 'paddleocr', 'cv2') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("seconds", [1.5, 7.7])
+def test_reads_the_demo_subtitle_on_screen_exactly(engine, demo_frames, seconds: float) -> None:
+    expected = srt_lines_at(FIXTURES / "demo.srt", seconds)
+    assert len(expected) == 2  # a Chinese and an English line
+    (result,) = engine.recognize([demo_frames[seconds]])
+    assert read(result) == [squash(text) for text in expected]
+    assert all(0.5 <= line.score <= 1.0 for line in result.lines)
+    chinese, english = result.lines
+    centre_y = [(line.bounds[1] + line.bounds[3]) / 2 for line in (chinese, english)]
+    assert DEMO_H * 0.7 < centre_y[0] < centre_y[1] < DEMO_H  # top to bottom, near the bottom of the frame
+    assert 0 <= english.bounds[0] < english.bounds[2] <= DEMO_W and english.bounds[3] <= DEMO_H
+
+
+def test_a_batch_returns_one_result_per_image_in_order(engine, demo_frames) -> None:
+    times = [7.7, 0.2, 1.5]
+    batch = engine.run([demo_frames[t] for t in times])
+    assert len(batch.results) == 3
+    for t, result in zip(times, batch.results):
+        assert read(result) == on_screen(t)
+        assert result == engine.recognize([demo_frames[t]])[0]  # exactly as read alone: text, score, box
+    assert batch.crops >= 4  # boxes detected; a box whose text is empty or unsure yields no line
+    assert batch.times.total_s >= batch.times.det_s + batch.times.rec_s > 0
+
+
+def test_an_image_without_text_gives_an_empty_result(engine, demo_frames) -> None:
+    assert srt_lines_at(FIXTURES / "demo.srt", 0.2) == []
+    black = np.zeros((DEMO_H, DEMO_W, 3), np.uint8)
+    tiny = np.full((2, 3, 3), 200, np.uint8)
+    empty = np.zeros((0, 5, 3), np.uint8)
+    assert engine.recognize([demo_frames[0.2], black, tiny, empty]) == [OcrResult()] * 4
+    assert engine.recognize([]) == []
+
+
+def test_a_cropped_band_maps_back_into_the_bottom_of_the_frame(engine, demo_frames) -> None:
+    band = parse_area("bottom").rect(DEMO_W, DEMO_H)
+    assert band.y > DEMO_H // 2
+    (in_band,) = engine.recognize([demo_frames[3.4]], area=band)
+    (whole,) = engine.recognize([demo_frames[3.4]])
+    assert read(in_band) == on_screen(3.4)
+    assert len(in_band.lines) == len(whole.lines) == 2
+    for line, same in zip(in_band.lines, whole.lines):
+        x0, y0, x1, y1 = line.bounds
+        assert band.y <= y0 < y1 <= DEMO_H and 0 <= x0 < x1 <= DEMO_W
+        # the same glyphs, found in the band, land where they are found in the whole frame
+        assert np.allclose(line.bounds, same.bounds, atol=6)
+
+
+def test_images_must_be_bgr_uint8(engine) -> None:
+    with pytest.raises(ValueError, match="BGR uint8"):
+        engine.recognize([np.zeros((10, 10), np.uint8)])
+    with pytest.raises(ValueError, match="BGR uint8"):
+        engine.recognize([np.zeros((10, 10, 3), np.float32)])
+
+
+def test_one_engine_serves_threads_concurrently(engine, demo_frames) -> None:
+    images = [demo_frames[1.5], demo_frames[7.7]]
+    expected = engine.recognize(images)
+    results: list[list[OcrResult]] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            results.append(engine.recognize(images))
+        except BaseException as exc:  # relayed to the test below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors
+    assert results == [expected] * 3
+
+
+def test_engine_is_loaded_once_per_process(engine) -> None:
+    assert get_engine() is engine
+    assert get_engine("rapidocr", lang="ch") is engine
+    assert get_engine(" RapidOCR ") is engine
+    # the wheel's one multilingual model reads both: "en" shares the instance
+    assert get_engine(lang="en") is engine
+
+
+def test_rapidocr_is_available_here() -> None:
+    assert available_engines()[0] == "rapidocr"
+
+
+def test_unknown_engine_is_a_usage_error_naming_the_engines() -> None:
+    with pytest.raises(UsageError, match=r"Unknown OCR engine 'tesseract'\. Supported engines are rapidocr, paddle"):
+        get_engine("tesseract")
+
+
+def test_unknown_language_is_a_usage_error_naming_the_languages() -> None:
+    with pytest.raises(UsageError, match=r"Invalid language 'klingon' for OCR engine rapidocr\. .*ch, en"):
+        get_engine(lang="klingon")
+
+
+@pytest.mark.parametrize("threads", [0, -2, 1.5])
+def test_invalid_thread_count_is_a_usage_error(threads) -> None:
+    with pytest.raises(UsageError, match="thread count"):
+        get_engine(threads=threads)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("paddleocr") is not None, reason="paddleocr is installed here")
+def test_paddle_without_paddleocr_says_how_to_install_it() -> None:
+    assert "paddle" not in available_engines()
+    with pytest.raises(EngineUnavailable) as info:
+        get_engine("paddle")
+    assert "pip install 'flowocr[paddle]'" in str(info.value)
+    assert isinstance(info.value, FlowOcrError) and info.value.exit_code == 7
+
+
+@needs_shared
+def test_auto_area_finds_the_subtitle_band_not_the_watermark(engine) -> None:
+    # rapidvideocr_1: a static watermark at the top left, changing bilingual subtitles at the bottom
+    video = SHARED_VIDEOS / "rapidvideocr_1.mp4"
+    frames = [grab(video, t, 678, 360) for t in (2, 5, 7, 11)]
+    band = find_text_band(engine.recognize(frames), 678, 360)
+    assert band.y > 250 and band.y1 == 360
+    (result,) = engine.recognize([frames[0]], area=band)
+    assert [squash(line.text) for line in result.lines] == [
+        "我要去杂货店买点东西要我帮你买点牛奶吗？",
+        "I'mgoinggroceryshopping.Youwantsomemilk?",
+    ]
+
+
+# --- the engine's pure steps, without a model --------------------------------------------------------------------
+
+ALPHABET = ("<blank>", "a", "b", " ")  # index 0 is the CTC blank, the space is last (as in PP-OCR's alphabet)
+
+
+def columns(*rows: tuple[int, float, float]) -> np.ndarray:
+    """CTC columns from (best class, its probability, space probability) rows."""
+    probs = np.zeros((len(rows), len(ALPHABET)), np.float32)
+    for k, (best, p, space) in enumerate(rows):
+        probs[k, 3] = space
+        rest = 1.0 - p - (space if best != 3 else 0.0)
+        probs[k, best] = p
+        probs[k, 0 if best != 0 else 1] += max(0.0, rest)
+    return probs
+
+
+def test_ctc_decode_merges_repeats_drops_blanks_and_averages_kept_columns() -> None:
+    probs = columns((1, 0.9, 0), (1, 0.8, 0), (0, 0.9, 0), (1, 0.7, 0), (2, 0.6, 0))
+    text, score = ctc_decode(probs, ALPHABET, space=3, space_prob=0.15)
+    assert text == "aab"
+    assert score == pytest.approx((0.9 + 0.7 + 0.6) / 3)
+    assert ctc_decode(columns((0, 0.9, 0), (0, 0.8, 0)), ALPHABET, space=3, space_prob=0.15) == ("", 0.0)
+
+
+def test_ctc_decode_restores_a_space_the_blank_outvoted() -> None:
+    gap = columns((1, 0.9, 0), (0, 0.6, 0.3), (2, 0.9, 0))
+    assert ctc_decode(gap, ALPHABET, space=3, space_prob=0.15)[0] == "a b"
+    assert ctc_decode(gap, ALPHABET, space=3, space_prob=1.0)[0] == "ab"  # recovery off
+    faint = columns((1, 0.9, 0), (0, 0.9, 0.05), (2, 0.9, 0))
+    assert ctc_decode(faint, ALPHABET, space=3, space_prob=0.15)[0] == "ab"
+    adjacent = columns((1, 0.9, 0.4), (2, 0.5, 0.4))  # no blank column between the letters: no gap to fill
+    assert ctc_decode(adjacent, ALPHABET, space=3, space_prob=0.15)[0] == "ab"
+    spoken = columns((1, 0.9, 0), (3, 0.9, 0), (0, 0.6, 0.3), (2, 0.9, 0))  # a recognised space is not doubled
+    assert ctc_decode(spoken, ALPHABET, space=3, space_prob=0.15)[0] == "a b"
+
+
+def test_recognition_width_depends_on_the_crop_alone() -> None:
+    assert rec_width((48, 100, 3), height=48, min_width=320) == 320
+    assert rec_width((24, 200, 3), height=48, min_width=320) == 448  # 400 at 48 px high, up to a multiple of 64
+    assert rec_width((30, 1000, 3), height=48, min_width=320) % REC_WIDTH_STEP == 0
+
+
+def test_detector_input_scales_the_long_side_pads_to_32_and_keeps_the_aspect() -> None:
+    band = det_input(np.zeros((90, 1120, 3), np.uint8), side=960, max_upscale=2.0)
+    assert band.tensor.shape == (1, 3, 96, 960)  # 1120 x 90 -> 960 x 77, padded to 96 (not stretched)
+    assert band.scale_x == pytest.approx(960 / 1120) and band.scale_y == pytest.approx(77 / 90)
+    small = det_input(np.zeros((270, 480, 3), np.uint8), side=960, max_upscale=1.5)
+    assert small.tensor.shape == (1, 3, 416, 736)  # enlarged by at most 1.5x: 720 x 405
+    assert small.tensor.dtype == np.float32 and small.tensor[0, :, 410:, :].max() == -1.0  # black padding
+
+
+def test_reading_order_is_top_to_bottom_then_left_to_right_on_a_line() -> None:
+    def box(x0: float, y0: float, x1: float, y1: float) -> list[list[float]]:
+        return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+    boxes = np.array([box(300, 100, 400, 130), box(10, 300, 90, 330), box(10, 102, 200, 131), box(100, 298, 300, 329)])
+    assert reading_order(boxes).tolist() == [2, 0, 1, 3]
+    assert reading_order(np.zeros((0, 4, 2))).tolist() == []
