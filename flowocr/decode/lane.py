@@ -356,7 +356,7 @@ class _Run:
     # --- the consumer side ---------------------------------------------------------------------------------
 
     def frames(self) -> Iterator[Frame]:
-        lane, info, index = self.lane, self.lane.info, self.lane.index
+        lane, index = self.lane, self.lane.index
         first = self._first_decoded()
         lane.stats.decoded_first_pts = first
         if first is not None and self.seek > 0 and first > index.pts_of(self.seek):
@@ -365,22 +365,7 @@ class _Run:
             yield from self._frames_open_end()
             return
         check = {"main": _Checker(lane.grid, "grid"), "aux": _Checker(self.aux_wanted, "aux grid")}
-        counts = {"main": 0, "aux": 0}
-        open_streams = {"main"} | ({"aux"} if lane.aux is not None else set())
-        aux_shape = None if lane.aux is None else lane.aux.size(info)[::-1]
-        while open_streams:
-            stream, data = self.events.get()
-            if data is None:
-                open_streams.discard(stream)
-                continue
-            if not data:
-                rc = self.proc.wait()
-                if rc != 0 and not self.proc.stopped_by_us:
-                    raise self.proc.failure(rc)  # the root cause: ffmpeg died
-                raise DecodeError(f"{self.proc.what}: the {stream} pipe ended inside a frame")
-            key = "m" if stream == "main" else "x"
-            pts = self._report(key, counts[stream])
-            counts[stream] += 1
+        for stream, pts, data in self._delivered():
             frame_index = None if pts is None else index.index_of(pts)
             if frame_index is None:
                 raise DecodeError(
@@ -391,36 +376,14 @@ class _Run:
             if skipped:
                 # A hole before this frame: settle it before anything after it is handed out.
                 self._verify_gaps(skipped if stream == "main" else [], skipped if stream == "aux" else [])
-            if stream == "main":
-                image = np.frombuffer(data, np.uint8).reshape(info.display_height, info.display_width, 3)
-                lane.stats.delivered_main += 1
-            else:
-                image = np.frombuffer(data, np.uint8).reshape(aux_shape)
-                lane.stats.delivered_aux += 1
-            yield Frame(stream, frame_index, pts, image)
-        rc = self.proc.wait()
-        with self.cond:
-            lane.stats.decoded_frames = len(self.reports["d"])
-        if rc != 0 and not self.proc.stopped_by_us:
-            raise self.proc.failure(rc)
+            yield self._frame(stream, frame_index, pts, data)
         self._verify_gaps(check["main"].finish(), check["aux"].finish())
 
-    def _frames_open_end(self) -> Iterator[Frame]:
-        """An open-ended block: every frame comes out; the lane numbers them and picks the grid itself.
-
-        Frames the partial index knows keep its numbers; after it they are numbered by counting. A main frame
-        is held until the next one arrives (or the stream ends), which decides whether it is on the grid.
-        """
-        lane, info, index = self.lane, self.lane.info, self.lane.index
-        step = grid_step(index.time_base, lane.fps)
-        origin = index.pts_of(0)
-        next_index = {"main": lane.block.lo, "aux": lane.block.lo}
-        last_pts: dict[str, int | None] = {"main": None, "aux": None}
+    def _delivered(self) -> Iterator[tuple[Stream, int | None, bytes]]:
+        """Each frame ffmpeg wrote (either pipe, as they come) with the pts its showinfo reported for it; ends
+        when every pipe ended and ffmpeg exited. ffmpeg dying (not stopped by us) is raised as the root cause."""
         counts = {"main": 0, "aux": 0}
-        held: tuple[int, int, bytes] | None = None
-        before_held: int | None = None
-        open_streams = {"main"} | ({"aux"} if lane.aux is not None else set())
-        aux_shape = None if lane.aux is None else lane.aux.size(info)[::-1]
+        open_streams = {"main"} | ({"aux"} if self.lane.aux is not None else set())
         while open_streams:
             stream, data = self.events.get()
             if data is None:
@@ -433,6 +396,37 @@ class _Run:
                 raise DecodeError(f"{self.proc.what}: the {stream} pipe ended inside a frame")
             pts = self._report("m" if stream == "main" else "x", counts[stream])
             counts[stream] += 1
+            yield stream, pts, data
+        rc = self.proc.wait()
+        with self.cond:
+            self.lane.stats.decoded_frames = len(self.reports["d"])
+        if rc != 0 and not self.proc.stopped_by_us:
+            raise self.proc.failure(rc)
+
+    def _frame(self, stream: Stream, i: int, pts: int, data: bytes) -> Frame:
+        info, stats = self.lane.info, self.lane.stats
+        if stream == "main":
+            stats.delivered_main += 1
+            shape = (info.display_height, info.display_width, 3)
+            return Frame("main", i, pts, np.frombuffer(data, np.uint8).reshape(shape))
+        stats.delivered_aux += 1
+        width, height = self.lane.aux.size(info)
+        return Frame("aux", i, pts, np.frombuffer(data, np.uint8).reshape(height, width))
+
+    def _frames_open_end(self) -> Iterator[Frame]:
+        """An open-ended block: every frame comes out; the lane numbers them and picks the grid itself.
+
+        Frames the partial index knows keep its numbers; after it they are numbered by counting. A main frame
+        is held until the next one arrives (or the stream ends), which decides whether it is on the grid.
+        """
+        lane, info, index = self.lane, self.lane.info, self.lane.index
+        step = grid_step(index.time_base, lane.fps)
+        origin = index.pts_of(0)
+        next_index = {"main": lane.block.lo, "aux": lane.block.lo}
+        last_pts: dict[str, int | None] = {"main": None, "aux": None}
+        held: tuple[int, int, bytes] | None = None
+        before_held: int | None = None
+        for stream, pts, data in self._delivered():
             if pts is None or (last_pts[stream] is not None and pts <= last_pts[stream]):
                 raise DecodeError(f"{self.proc.what}: {stream} frame pts {pts} is not after {last_pts[stream]}")
             last_pts[stream] = pts
@@ -442,26 +436,17 @@ class _Run:
             i = known if known is not None else next_index[stream]
             next_index[stream] = i + 1
             if stream == "aux":
-                lane.stats.delivered_aux += 1
-                yield Frame("aux", i, pts, np.frombuffer(data, np.uint8).reshape(aux_shape))
+                yield self._frame("aux", i, pts, data)
                 continue
             if held is not None and is_sampled(held[1], pts, origin, step):
-                yield self._main_frame(*held)
+                yield self._frame("main", *held)
             if held is not None:
                 before_held = held[1]
             held = (i, pts, data)
-        rc = self.proc.wait()
-        if rc != 0 and not self.proc.stopped_by_us:
-            raise self.proc.failure(rc)
         if held is not None:
             end = end_of_last_frame(held[1], None, before_held, index.time_base, info.frame_rate)
             if is_sampled(held[1], end, origin, step):
-                yield self._main_frame(*held)
-
-    def _main_frame(self, i: int, pts: int, data: bytes) -> Frame:
-        info = self.lane.info
-        self.lane.stats.delivered_main += 1
-        return Frame("main", i, pts, np.frombuffer(data, np.uint8).reshape(info.display_height, info.display_width, 3))
+                yield self._frame("main", *held)
 
     def _verify_gaps(self, missing_main: list[int], missing_aux: list[int]) -> None:
         """Tail-gap verification: ask the source whether each frame the lane did not deliver exists.
