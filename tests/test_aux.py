@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import socket
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 from conftest import FIXTURES, child_processes, run_cli
@@ -159,19 +156,22 @@ def test_a_detector_that_closes_the_socket_stops_the_run(tmp_path):
     assert "ffmpeg" not in child_processes()
 
 
-def test_the_detector_process_killed_mid_run_stops_the_run_with_no_process_left(tmp_path):
+def test_the_detector_process_killed_mid_run_stops_the_run_with_no_process_left(tmp_path, monkeypatch):
+    from flowocr.aux.client import AuxLink
+
     run = VideoRun(str(FIXTURES / "hevc_opengop.mkv"), RunOptions(out_dir=str(tmp_path), fps=5))
-    seen = []
+    send = AuxLink.send
 
-    def kill_after_three_frames(event, data):
-        seen.append(event)
-        if seen.count("frame") == 3:
-            os.kill(run.sampler.detector.proc.pid, signal.SIGKILL)
+    def send_and_kill_at_frame_5(link, index, pts, image):
+        if index == 5:  # the detector is killed for real while the aux stream is still flowing
+            run.sampler.detector.proc.kill()
+            run.sampler.detector.proc.wait()
+        return send(link, index, pts, image)
 
-    run.listener = kill_after_three_frames
+    monkeypatch.setattr(AuxLink, "send", send_and_kill_at_frame_5)
     with pytest.raises(AuxError, match="closed the connection|cannot write|lost the change detector"):
         for _ in run.cues():
-            time.sleep(0.05)
+            pass
     assert run.report["complete"] is False
     assert run.sampler.detector.proc.poll() is not None
     assert "ffmpeg" not in child_processes() and "ffprobe" not in child_processes()

@@ -113,11 +113,14 @@ def test_sharded_frames_equal_ffmpeg_for_each_shared_clip_that_decodes(video):
 
 def test_a_lane_killed_mid_block_stops_the_run_with_its_exit_code_and_leaves_nothing_running():
     info = probe(str(FIXTURES / "hevc_opengop.mkv"))
-    source = ShardedSource(info, lanes(3), ShardOptions(fps=Fraction(25), block_sec=Fraction(1)))
+    # A zero budget keeps the lanes of later blocks waiting (alive) while the consumer pauses.
+    source = ShardedSource(info, lanes(3), ShardOptions(fps=Fraction(25), block_sec=Fraction(1), budget_mb=0))
     frames = iter(source)
     next(frames)
     victim = None
+    deadline = time.monotonic() + 60
     while victim is None:
+        assert time.monotonic() < deadline, "no running lane to kill"
         with source._cond:  # noqa: SLF001 - reach a running ffmpeg to kill it
             running = [d._proc for d in source._active if d._proc is not None and d._proc.running]  # noqa: SLF001
         victim = running[0] if running else None
