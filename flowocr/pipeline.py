@@ -441,6 +441,12 @@ class _ChangeSampler:
                         self.ref = strokes(image[rect.y : rect.y1, rect.x : rect.x1])
                         yield from self._feed(a.index, run.source.index.pts_of(a.index), lines, False)
         origin = (rect.x, rect.y)
+        if self.ref is None and now.count == 0:
+            # Not one stroke pixel (bright next to dark) in the area: nothing to read, and the pixel test will
+            # see the first strokes that appear. No OCR call for a blank opening.
+            self.ref = now
+            yield from self._feed(frame.index, frame.pts, (), True)
+            return
         if self.ref is not None and not self.test.changed(now, self.ref, self.last_lines, origin):
             yield from self._feed(frame.index, frame.pts, self.last_lines, True)
             return

@@ -40,7 +40,8 @@ def generate(name: str) -> Path:
 
 
 def generate_subtitled(path: Path, seconds: int = 60, cues: int = 20) -> Path:
-    """A 1080p H.264 video with ``cues`` burned-in English subtitles over a moving background."""
+    """A 1080p H.264 video with ``cues`` burned-in English subtitles over a moving background (not testsrc2,
+    whose clock and counters are text that OCR reads too)."""
     if path.exists():
         return path
     srt = path.with_suffix(".srt")
@@ -50,7 +51,8 @@ def generate_subtitled(path: Path, seconds: int = 60, cues: int = 20) -> Path:
         start, end = k * step + 0.3, k * step + step * 0.8
         lines.append(f"{k + 1}\n{_srt_time(start)} --> {_srt_time(end)}\nSubtitle number {k + 1} of the benchmark\n")
     srt.write_text("\n".join(lines))
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=s=1920x1080:r=25:d={seconds}",
+    background = f"gradients=s=1920x1080:r=25:d={seconds}:speed=0.02"  # moving, and no text of its own
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", background,
                     "-vf", f"subtitles={srt}:force_style='FontSize=28'", "-c:v", "libx264", "-preset", "veryfast",
                     "-g", "50", "-pix_fmt", "yuv420p", str(path)], check=True)  # fmt: skip
     return path
