@@ -148,6 +148,16 @@ def test_a_sw_lane_that_silently_drops_a_frame_is_an_error():
     assert ffmpeg.live_processes() == []
 
 
+def test_an_aux_stream_shorter_than_its_block_stops_the_run_with_a_clear_error():
+    info = probe(str(FIXTURES / "demo.mp4"))
+    source = ShardedSource(info, lanes(2), ShardOptions(block_sec=Fraction(2), aux=AuxSpec()),
+                           faults=Faults(drop_aux={1: (60,)}))  # fmt: skip
+    with pytest.raises(DecodeError, match=r"1 aux frames that the source has were not delivered \(frames 60\)"):
+        for _ in source:
+            pass
+    assert ffmpeg.live_processes() == []
+
+
 def test_a_hw_lane_that_drops_a_frame_is_redone_in_software_and_the_output_stays_exact():
     video = FIXTURES / "h264_bframes_2997.mp4"
     info, index, want = single_lane(video)

@@ -135,6 +135,7 @@ class BlockDecoder:
         strict: bool = True,
         name: str = "sw",
         inject_drop: Sequence[int] = (),
+        inject_drop_aux: Sequence[int] = (),
         fps: Fraction | None = None,
     ) -> None:
         self.info = info
@@ -149,6 +150,7 @@ class BlockDecoder:
         self.name = name
         #: Fault injection (DESIGN §12): grid frames this lane's ffmpeg is told not to output.
         self.inject_drop = frozenset(inject_drop)
+        self.inject_drop_aux = frozenset(inject_drop_aux)
         #: The grid rate: only needed by an open-ended block, which picks its grid frames as they come.
         self.fps = fps
         if block.open_end and fps is None:
@@ -272,8 +274,9 @@ class _Run:
         else:
             aw, ah = lane.aux.size(info)
             aux = f"scale={aw}:{ah}:flags=area"
-            if lane.aux.every > 1:
-                aux = f"select='{select_expr([lane.index.pts_of(i) for i in self.aux_wanted])}'," + aux
+            if lane.aux.every > 1 or lane.inject_drop_aux:
+                kept = [lane.index.pts_of(i) for i in self.aux_wanted if i not in lane.inject_drop_aux]
+                aux = f"select='{select_expr(kept)}'," + aux
             graph = f"{head},split=2[a][b];[a]{main};[b]{aux},showinfo@x=checksum=0[x]\n"
         fd, path = tempfile.mkstemp(prefix="flowocr-graph-", suffix=".txt")
         with os.fdopen(fd, "w") as f:

@@ -75,10 +75,12 @@ class Faults:
     """Faults injected for real (DESIGN §12): used by tests and `scripts/stress.py`, never by a normal run.
 
     ``drop``: block number -> grid frames that block's ffmpeg is told not to output (first attempt only).
+    ``drop_aux``: block number -> aux frames that block's ffmpeg is told not to output (a short aux stream).
     ``scan_fail_after``: the packet scan's ffprobe is killed after this many packets.
     """
 
     drop: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    drop_aux: dict[int, tuple[int, ...]] = field(default_factory=dict)
     scan_fail_after: int | None = None
 
 
@@ -291,7 +293,8 @@ class ShardedSource:
             record.skipped = True
         else:
             try:
-                self._run_decoder(lane, block, grid, drop=self.faults.drop.get(block.number, ()))
+                self._run_decoder(lane, block, grid, drop=self.faults.drop.get(block.number, ()),
+                                  drop_aux=self.faults.drop_aux.get(block.number, ()))  # fmt: skip
             except HwaccelMismatch:
                 if self._stopping:
                     return
@@ -306,10 +309,13 @@ class ShardedSource:
             record.frames_main, record.frames_aux = slot.count_main, slot.count_aux
             self._cond.notify_all()
 
-    def _run_decoder(self, lane: LaneSpec, block: Block, grid: list[int], drop: Sequence[int]) -> None:
+    def _run_decoder(
+        self, lane: LaneSpec, block: Block, grid: list[int], drop: Sequence[int], drop_aux: Sequence[int] = ()
+    ) -> None:
         decoder = BlockDecoder(
             self.info, self.index, block, grid,
             aux=self.options.aux, hwaccel=lane.hwaccel, kind=lane.kind, name=lane.name, inject_drop=drop,
+            inject_drop_aux=drop_aux,
             fps=self.options.fps,
         )  # fmt: skip
         with self._cond:
