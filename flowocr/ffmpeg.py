@@ -227,12 +227,6 @@ def pipe_target(fd: int) -> str:
     return "pipe:1" if fd == 1 else f"pipe:{fd}"
 
 
-def ffmpeg_version() -> str:
-    """First line of ``ffmpeg -version`` (used in fingerprints and reports)."""
-    out = subprocess.run([tool("ffmpeg"), "-version"], capture_output=True, text=True, check=False).stdout
-    return out.splitlines()[0] if out else "unknown"
-
-
 def close_fd(fd: int) -> None:
     try:
         os.close(fd)

@@ -20,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
-from flowocr.ocr.reuse import Strokes, strokes
+from flowocr.ocr.reuse import Strokes, moved, strokes
 
 RECEPTIVE_FIELD = 1
 BRIGHT, DARK = 160, 110
@@ -47,12 +46,11 @@ class FrameChange:
 
 
 def compare(now: Strokes, before: Strokes | None) -> tuple[int, int]:
+    """Counts of stroke pixels appeared and vanished since ``before`` (all appeared when there is none)."""
     if before is None or before.mask.shape != now.mask.shape:
         return now.count, 0
-    grow = np.ones((3, 3), np.uint8)
-    near_before = cv2.dilate(before.mask.astype(np.uint8), grow).astype(bool)
-    near_now = cv2.dilate(now.mask.astype(np.uint8), grow).astype(bool)
-    return int(np.count_nonzero(now.mask & ~near_before)), int(np.count_nonzero(before.mask & ~near_now))
+    appeared, vanished = moved(now, before)
+    return int(np.count_nonzero(appeared)), int(np.count_nonzero(vanished))
 
 
 def detect(frames: Sequence[tuple[int, np.ndarray]]) -> list[FrameChange]:

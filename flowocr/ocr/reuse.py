@@ -49,6 +49,18 @@ def strokes(area_image: np.ndarray, *, bright: int = 180, dark: int = 90) -> Str
     return Strokes((grey >= bright) & (cv2.erode(grey, kernel) <= dark), scale)
 
 
+def moved(now: Strokes, before: Strokes) -> tuple[np.ndarray, np.ndarray]:
+    """Stroke pixels that appeared (in ``now``, not near any of ``before``'s) and vanished (the reverse).
+
+    "Near" is within one pixel, so that a stroke shifted by compression noise does not count as moved. Both maps
+    must have the same shape.
+    """
+    grow = np.ones((3, 3), np.uint8)
+    near_before = cv2.dilate(before.mask.astype(np.uint8), grow).astype(bool)
+    near_now = cv2.dilate(now.mask.astype(np.uint8), grow).astype(bool)
+    return now.mask & ~near_before, before.mask & ~near_now
+
+
 @dataclass(frozen=True)
 class ChangeTest:
     """Whether the text area changed since a reference (the last OCR'd frame) — see the module docstring."""
@@ -61,21 +73,16 @@ class ChangeTest:
         """``ref_lines`` are the reference's OCR lines in frame pixels; ``origin`` is the area's top-left corner."""
         if now.mask.shape != ref.mask.shape:
             return True
-        grow = np.ones((3, 3), np.uint8)
-        near_ref = cv2.dilate(ref.mask.astype(np.uint8), grow).astype(bool)
-        near_now = cv2.dilate(now.mask.astype(np.uint8), grow).astype(bool)
-        appeared = now.mask & ~near_ref
-        vanished = ref.mask & ~near_now
+        appeared, vanished = moved(now, ref)
         boxes = self._box_mask(ref, ref_lines, origin)
         if boxes.any():
             inside_ref = int(np.count_nonzero(ref.mask & boxes))
-            moved = int(np.count_nonzero((appeared | vanished) & boxes))
-            if moved >= max(self.inside_min, self.inside_fraction * inside_ref):
+            inside_moved = int(np.count_nonzero((appeared | vanished) & boxes))
+            if inside_moved >= max(self.inside_min, self.inside_fraction * inside_ref):
                 return True
             outside = int(np.count_nonzero(appeared & ~boxes))
             return outside >= self.outside_new
-        moved = max(int(np.count_nonzero(appeared)), int(np.count_nonzero(vanished)))
-        return moved >= self.outside_new
+        return max(int(np.count_nonzero(appeared)), int(np.count_nonzero(vanished))) >= self.outside_new
 
     vanished_share: float = 0.15  # at most this share of the old boxes' strokes left: the text is gone
 
@@ -90,8 +97,7 @@ class ChangeTest:
         if inside_ref < self.inside_min:
             return False
         inside_now = int(np.count_nonzero(now.mask & boxes))
-        near_ref = cv2.dilate(ref.mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-        appeared = now.mask & ~near_ref
+        appeared, _ = moved(now, ref)
         return (
             inside_now <= self.vanished_share * inside_ref
             and int(np.count_nonzero(appeared & boxes)) <= self.vanished_share * inside_ref
