@@ -99,3 +99,12 @@ class BatchFailed(FlowOcrError):
     """Some videos of a batch failed (each listed with its reason); the others completed."""
 
     exit_code = 8
+
+
+class CalibrationFailed(FlowOcrError):
+    """`flowocr calibrate` could not measure this machine; the stored profile (if any) is unchanged.
+
+    Runs never raise it: without a valid calibration they use the conservative tier.
+    """
+
+    exit_code = 10

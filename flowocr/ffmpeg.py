@@ -188,6 +188,32 @@ def decoded_frames_argv(path: str, stream_index: int, start: Fraction, end: Frac
     ]  # fmt: skip
 
 
+def version_argv() -> list[str]:
+    """``ffmpeg -version``: the first line names the build (``ffmpeg version 5.1.6-0+deb12u1 ...``)."""
+    return [tool("ffmpeg"), "-version"]
+
+
+def hwaccels_argv() -> list[str]:
+    """``ffmpeg -hwaccels``: the hardware acceleration methods compiled in, one a line after a header line."""
+    return [tool("ffmpeg"), "-hide_banner", "-hwaccels"]
+
+
+def capture(argv: Sequence[str], *, what: str, timeout: float = 30) -> str:
+    """Run a short command to its end and return its stdout; :class:`ProcessFailed` (with the exit code and
+    the stderr tail) when it exits non-zero or runs past ``timeout`` seconds (it is killed then)."""
+    try:
+        done = subprocess.run(list(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise ProcessFailed(f"{what}: still running after {timeout:g} s; stopped") from exc
+    stderr = done.stderr.decode("utf-8", "replace")
+    if done.returncode != 0:
+        tail = "\n".join(stderr.splitlines()[-Process.TAIL_LINES :])
+        last = tail.splitlines()[-1] if tail else "no message"
+        raise ProcessFailed(f"{what}: exited with code {done.returncode}: {last}", returncode=done.returncode,
+                            stderr_tail=tail)  # fmt: skip
+    return done.stdout.decode("utf-8", "replace")
+
+
 def seconds_arg(value: Fraction) -> str:
     """A time in seconds as ffmpeg parses it (microsecond precision, rounded down)."""
     micro = (value * 1_000_000).__floor__()

@@ -10,6 +10,7 @@ streamed in ``<stem>.frames.jsonl.part``, and never writes a partial subtitle fi
 from __future__ import annotations
 
 import os
+import threading
 import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
@@ -32,6 +33,7 @@ class RunOptions:
 
     fps: Fraction = Fraction(2)
     area: str = "full"
+    whole_area: bool = False
     lang: str = "ch"
     engine: str = "rapidocr"
     formats: tuple[str, ...] = FORMATS
@@ -76,6 +78,26 @@ class RunStats:
 Listener = Callable[[str, dict[str, Any]], None]
 
 
+def _silent(event: str, data: dict[str, Any]) -> None:
+    pass
+
+
+def _in_background(work: Callable[[], Any]):
+    """``work()`` on a thread of its own; returns its Future."""
+    from concurrent.futures import Future
+
+    future: Future = Future()
+
+    def target() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=target, name="flowocr-engine-load", daemon=True).start()
+    return future
+
+
 class VideoRun:
     """One video through the whole pipeline. Iterate :meth:`cues` once; :attr:`report` is set afterwards
     (also after a failure, then with ``complete: false``)."""
@@ -83,7 +105,7 @@ class VideoRun:
     def __init__(self, video: str, options: RunOptions, *, listener: Listener | None = None) -> None:
         self.video = video
         self.options = options
-        self.listener = listener or (lambda event, data: None)
+        self.listener = listener or _silent
         self.stats = RunStats()
         self.report: dict[str, Any] = {}
         self.all_cues: list[Cue] = []
@@ -94,7 +116,7 @@ class VideoRun:
         from flowocr.decode.lane import AuxSpec
         from flowocr.decode.sharded import ShardedSource, ShardOptions
         from flowocr.ocr.area import parse_area
-        from flowocr.ocr.engine import get_engine
+        from flowocr.ocr.engine import check_engine, get_engine
         from flowocr.output.writers import JsonlWriter
         from flowocr.probe import probe
 
@@ -104,7 +126,9 @@ class VideoRun:
         area_spec = parse_area(opts.area)
         info = probe(self.video)
         self.info = info
-        self.engine = get_engine(opts.engine, lang=opts.lang)
+        # The models load (about a second) while the decoders and the detector start: first text comes sooner.
+        check_engine(opts.engine, lang=opts.lang)
+        self._engine_loading = _in_background(lambda: get_engine(opts.engine, lang=opts.lang))
         lanes, notes = resolve_lanes(self.video, lanes=opts.lanes, shards=opts.decode_shards, hwaccel=opts.hwaccel)
         self.hw_notes = notes
         rect = area_spec.rect(info.display_width, info.display_height)
@@ -147,15 +171,34 @@ class VideoRun:
                 self.jsonl.close(complete=complete)
             self._finish(complete, error, started)
 
-    def ocr(self, image) -> tuple:
-        """OCR one full frame inside the text area; lines in frame pixels."""
+    @property
+    def engine(self):
+        """The OCR engine, once its models are loaded (raises what loading raised)."""
+        return self._engine_loading.result()
+
+    def ocr(self, image, strokes=None) -> tuple:
+        """OCR one full frame inside the text area; lines in frame pixels.
+
+        With the area's stroke map (:func:`flowocr.ocr.reuse.strokes`), only the bands of the area that hold
+        strokes are read (:func:`flowocr.ocr.area.stroke_bands`), in one engine call; ``--whole-area`` reads the
+        whole area always.
+        """
+        from flowocr.ocr.area import crop, result_to_frame, stroke_bands
+
         rect, info = self.area, self.info
-        full = rect.is_full(info.display_width, info.display_height)
         t = time.monotonic()
-        result = self.engine.recognize([image], area=None if full else rect)[0]
+        if strokes is None or self.options.whole_area:
+            bands = [rect]
+        else:
+            bands = stroke_bands(strokes.mask.any(axis=1), strokes.scale, rect, info.display_height)
+        if bands == [rect] and rect.is_full(info.display_width, info.display_height):
+            lines = self.engine.recognize([image])[0].lines
+        else:
+            results = self.engine.recognize([crop(image, band) for band in bands])
+            lines = tuple(line for band, result in zip(bands, results) for line in result_to_frame(result, band).lines)
         self.stats.ocr_s += time.monotonic() - t
         self.stats.ocr_calls += 1
-        return result.lines
+        return lines
 
     def feed(self, index: int, pts: int, lines: tuple, reused: bool) -> list[Cue]:
         """One OCR'd (or reused) frame into the JSONL and the cue builder; the cues that became final."""
@@ -165,7 +208,15 @@ class VideoRun:
             self.stats.ocr_reused += 1
         if self.jsonl is not None:
             self.jsonl.write(text)
-        self.listener("frame", {"index": index, "time": float(text.time), "reused": reused})
+        if self.listener is not _silent:
+            stats, duration = self.stats, self.info.duration
+            self.listener("frame", {
+                "index": index, "time": float(text.time), "reused": reused,
+                "duration": None if duration is None else float(duration),
+                "elapsed_s": time.monotonic() - self._started, "ocr_calls": stats.ocr_calls,
+                "ocr_reused": stats.ocr_reused, "cues": stats.cues, "first_cue_s": stats.first_cue_s,
+                **self.source.progress(),
+            })  # fmt: skip
         return self.builder.feed(text)
 
     def _emit(self, cue: Cue) -> Cue:
@@ -312,7 +363,7 @@ class _PixelSampler:
         if self.ref is not None and not self.test.changed(now, self.ref, self.ref_lines, (rect.x, rect.y)):
             lines, reused = self.ref_lines, True
         else:
-            lines, reused = self.run.ocr(frame.image), False
+            lines, reused = self.run.ocr(frame.image, now), False
             self.ref, self.ref_lines = now, lines
         for cue in self.run.feed(frame.index, frame.pts, lines, reused):
             yield self.run._emit(cue)
@@ -437,8 +488,8 @@ class _ChangeSampler:
                     if image is not None:
                         self.extra_frames += 1
                         run.aux_stats["extra_frames"] = self.extra_frames
-                        lines = run.ocr(image)
                         self.ref = strokes(image[rect.y : rect.y1, rect.x : rect.x1])
+                        lines = run.ocr(image, self.ref)
                         yield from self._feed(a.index, run.source.index.pts_of(a.index), lines, False)
         origin = (rect.x, rect.y)
         if self.ref is None and now.count == 0:
@@ -455,7 +506,7 @@ class _ChangeSampler:
             yield from self._feed(frame.index, frame.pts, (), True)
             return
         self.ref = now
-        yield from self._feed(frame.index, frame.pts, run.ocr(frame.image), False)
+        yield from self._feed(frame.index, frame.pts, run.ocr(frame.image, now), False)
 
     def _feed(self, index: int, pts: int, lines: tuple, reused: bool) -> Iterator[Cue]:
         self.fed.append(index)

@@ -39,9 +39,11 @@ def generate(name: str) -> Path:
     return path
 
 
-def generate_subtitled(path: Path, seconds: int = 60, cues: int = 20) -> Path:
-    """A 1080p H.264 video with ``cues`` burned-in English subtitles over a moving background (not testsrc2,
-    whose clock and counters are text that OCR reads too)."""
+def generate_subtitled(
+    path: Path, seconds: int = 60, cues: int = 20, *, size: str = "1920x1080", rate: int = 25, font_size: int = 28
+) -> Path:
+    """An H.264 video (1080p by default) with ``cues`` burned-in English subtitles over a moving background (not
+    testsrc2, whose clock and counters are text that OCR reads too), and its SRT beside it. Kept if it exists."""
     if path.exists():
         return path
     srt = path.with_suffix(".srt")
@@ -51,10 +53,12 @@ def generate_subtitled(path: Path, seconds: int = 60, cues: int = 20) -> Path:
         start, end = k * step + 0.3, k * step + step * 0.8
         lines.append(f"{k + 1}\n{_srt_time(start)} --> {_srt_time(end)}\nSubtitle number {k + 1} of the benchmark\n")
     srt.write_text("\n".join(lines))
-    background = f"gradients=s=1920x1080:r=25:d={seconds}:speed=0.02"  # moving, and no text of its own
+    background = f"gradients=s={size}:r={rate}:d={seconds}:speed=0.02"  # moving, and no text of its own
+    partial = path.with_name(path.stem + ".part" + path.suffix)
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", background,
-                    "-vf", f"subtitles={srt}:force_style='FontSize=28'", "-c:v", "libx264", "-preset", "veryfast",
-                    "-g", "50", "-pix_fmt", "yuv420p", str(path)], check=True)  # fmt: skip
+                    "-vf", f"subtitles={srt}:force_style='FontSize={font_size}'", "-c:v", "libx264", "-preset",
+                    "veryfast", "-g", str(2 * rate), "-pix_fmt", "yuv420p", str(partial)], check=True)  # fmt: skip
+    partial.replace(path)
     return path
 
 

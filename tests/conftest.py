@@ -32,6 +32,22 @@ def shared_videos() -> list[Path]:
 needs_shared = pytest.mark.skipif(not SHARED_VIDEOS.is_dir(), reason="../shared/videos is not present")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_calibration(tmp_path_factory):
+    """No test touches the real user cache, and no CLI test probes this machine: every test (and every process
+    it starts) gets a private XDG_CACHE_HOME and FLOWOCR_CALIBRATION=conservative (the tier of an uncalibrated
+    machine). tests/test_calibrate.py lifts the latter where it tests the real probe."""
+    saved = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "FLOWOCR_CALIBRATION")}
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    os.environ["FLOWOCR_CALIBRATION"] = "conservative"
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @dataclass(frozen=True)
 class CliResult:
     returncode: int

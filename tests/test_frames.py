@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -19,6 +20,7 @@ from conftest import (
 
 from flowocr import ffmpeg
 from flowocr.decode import AuxSpec, BlockDecoder
+from flowocr.decode.lane import aux_filter
 from flowocr.errors import DecodeError, ProcessFailed
 from flowocr.plan import Block
 from flowocr.probe import keyframe_at_or_before, probe, sample_grid, scan_index
@@ -99,6 +101,14 @@ def test_a_block_decoded_from_a_keyframe_seek_equals_that_part_of_the_whole_file
             assert got == list(range(kf + 3, hi))
 
 
+def test_aux_filter_takes_the_luma_plane_only_where_there_is_one():
+    info = probe(str(FIXTURES / "demo.mp4"))
+    for pix_fmt in ("yuv420p", "yuvj420p", "yuv420p10le", "nv12", "p010le"):
+        assert aux_filter(replace(info, pix_fmt=pix_fmt), 8, 6).startswith("extractplanes=y,"), pix_fmt
+    for pix_fmt in ("rgb24", "bgr0", "pal8", "gbrp", "gray"):
+        assert aux_filter(replace(info, pix_fmt=pix_fmt), 8, 6) == "scale=8:6:flags=area", pix_fmt
+
+
 @pytest.mark.parametrize("name", ["demo.mp4", "vfr.mkv"])
 def test_aux_stream_is_every_frame_scaled_grey_and_equals_ffmpeg(name):
     video = FIXTURES / name
@@ -106,7 +116,8 @@ def test_aux_stream_is_every_frame_scaled_grey_and_equals_ffmpeg(name):
     index = scan_index(info)
     aux = AuxSpec(scale=0.35)
     w, h = aux.size(info)
-    ref = ffmpeg_framemd5(video, f"scale={w}:{h}:flags=area", pix_fmt="gray")
+    assert aux_filter(info, w, h) == f"extractplanes=y,scale={w}:{h}:flags=area"  # the luma plane, scaled
+    ref = ffmpeg_framemd5(video, f"extractplanes=y,scale={w}:{h}:flags=area", pix_fmt="gray")
     grid = sample_grid(index, Fraction(2))
     frames = list(BlockDecoder(info, index, Block(0, 0, len(index), 0), grid, aux=aux).frames())
     aux_frames = [f for f in frames if f.stream == "aux"]

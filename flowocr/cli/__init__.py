@@ -73,6 +73,8 @@ def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
               show_default=True, help="Folder for the outputs DIR/<stem>.<ext>.")  # fmt: skip
 @option("fps")
 @option("area")
+@click.option("--whole-area", is_flag=True,
+              help="OCR the whole text area every time, not only the bands of it that hold text strokes.")
 @option("lang")
 @option("engine")
 @option("formats")
@@ -83,8 +85,11 @@ def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
 @option("aux_connect")
 @click.option("--skip-existing", is_flag=True, help="Skip videos whose report in the output folder says complete.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors and the final failure list.")
-def run_cmd(inputs, out_dir, fps, area, lang, engine, formats, no_aux, aux_scale, aux_connect, skip_existing, quiet,
-            **decode) -> None:  # fmt: skip
+@click.option("--progress", "progress_mode", type=click.Choice(["auto", "rich", "plain", "json"]), default="auto",
+              show_default=True, help="How progress is shown: auto (rich on a terminal, else plain lines), rich, "
+              "plain, or json (one JSON object per line on stdout, for scripts).")  # fmt: skip
+def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_aux, aux_scale, aux_connect,
+            skip_existing, quiet, progress_mode, **decode) -> None:  # fmt: skip
     """OCR videos: write subtitles (SRT, WebVTT, ASS), text, per-frame JSONL and a JSON run report.
 
     A folder (its video files) or several videos make a batch: a failure is listed at the end with its reason,
@@ -92,8 +97,24 @@ def run_cmd(inputs, out_dir, fps, area, lang, engine, formats, no_aux, aux_scale
     from flowocr.cli import commands
 
     commands.run_command(list(inputs), out_dir=out_dir, fps=fps, area=area, lang=lang, engine=engine,
-                         formats=formats, skip_existing=skip_existing, quiet=quiet, decode=decode,
-                         aux={"no_aux": no_aux, "aux_scale": aux_scale, "aux_connect": aux_connect})  # fmt: skip
+                         formats=formats, skip_existing=skip_existing, quiet=quiet, progress=progress_mode,
+                         decode=decode,
+                         aux={"no_aux": no_aux, "aux_scale": aux_scale, "aux_connect": aux_connect,
+                              "whole_area": whole_area})  # fmt: skip
+
+
+@cli.command("calibrate")
+@click.option("--show", is_flag=True, help="Print the stored calibration of this machine; measure nothing.")
+@click.option("--force", is_flag=True, help="Measure again even if the stored calibration is still valid.")
+def calibrate_cmd(show: bool, force: bool) -> None:
+    """Measure how fast this machine decodes and reads (a few seconds), and store it for `--lanes auto`.
+
+    The result is kept in the user cache (XDG_CACHE_HOME/flowocr/calibration.json) for 7 days, per machine
+    fingerprint (ffmpeg and its hwaccels, GPU, CPU, OCR engine and models); a run measures it by itself the first
+    time. Prints the fingerprint, the ratios measured, their age and the settings they give."""
+    from flowocr.cli import commands
+
+    commands.calibrate_command(show=show, force=force)
 
 
 @cli.command("aux-serve")

@@ -63,24 +63,40 @@ def _seconds(value: Fraction | None) -> str:
     return "unknown" if value is None else f"{float(value):.6f} s"
 
 
+def _say(line: str) -> None:
+    sys.stderr.write(f"flowocr: {line}\n")
+
+
+def _calibrated(decode: dict, *, engine: str = "rapidocr", say=_say, may_probe: bool = True) -> dict:
+    """The decoding options with those the user did not give taken from calibration (``--lanes auto``).
+
+    Calibrates only when something is left to it; the first time on a machine that probes, said in one line.
+    """
+    from flowocr.calibrate import CONSERVATIVE, auto_decode_settings, fill_decode_options, needs_calibration
+
+    if not needs_calibration(decode):
+        return fill_decode_options(decode, CONSERVATIVE)  # fills nothing the user gave
+    return fill_decode_options(decode, auto_decode_settings(engine=engine, say=say, may_probe=may_probe))
+
+
 def _sharded_source(video: str, *, fps: Fraction, decode: dict, aux=None, start=None, end=None):
     """Probe the video, choose its lanes, and build the sharded source (notes go to stderr once)."""
     from flowocr.decode.hwaccel import resolve_lanes
     from flowocr.decode.sharded import ShardedSource, ShardOptions
     from flowocr.probe import probe
 
-    info = probe(video)
+    info = probe(video)  # a bad input is reported before any calibration
+    asked_for_hw = bool(decode.get("decode_shards") or (decode.get("lanes") and "hw" in decode["lanes"]))
+    decode = _calibrated(decode)
     lanes, notes = resolve_lanes(
         video, lanes=decode.get("lanes"), shards=decode.get("decode_shards"), hwaccel=decode.get("hwaccel", "auto")
     )
-    asked_for_hw = bool(decode.get("decode_shards") or (decode.get("lanes") and "hw" in decode["lanes"]))
     if asked_for_hw or decode.get("hwaccel", "auto") != "auto":
         for note in notes:
             sys.stderr.write(f"flowocr: {note}\n")
     options = ShardOptions(
-        fps=fps, block_sec=decode.get("block_sec", Fraction(20)),
-        first_block_sec=decode.get("first_block_sec", Fraction(2)), budget_mb=decode.get("budget_mb", 1024.0),
-        ahead=decode.get("ahead"), aux=aux, start=start, end=end,
+        fps=fps, block_sec=decode["block_sec"], first_block_sec=decode["first_block_sec"],
+        budget_mb=decode["budget_mb"], ahead=decode.get("ahead"), aux=aux, start=start, end=end,
     )  # fmt: skip
     return ShardedSource(info, lanes, options), notes
 
@@ -120,11 +136,21 @@ def frames_command(
             json.dump(report, f, indent=2)
 
 
-def plan_command(video: str, *, as_json: bool, block_sec: Fraction, first_block_sec: Fraction) -> None:
+def plan_command(
+    video: str, *, as_json: bool, block_sec: Fraction | None, first_block_sec: Fraction | None
+) -> None:  # fmt: skip
+    """The block plan; block lengths not given come from a stored calibration (never probed here: the
+    conservative tier without one)."""
     from flowocr.plan.stream import plan_video
     from flowocr.probe import probe
 
     info = probe(video)
+    if block_sec is None or first_block_sec is None:
+        from flowocr.calibrate import auto_decode_settings
+
+        settings = auto_decode_settings(say=_say, may_probe=False)
+        block_sec = settings.block_sec if block_sec is None else block_sec
+        first_block_sec = settings.first_block_sec if first_block_sec is None else first_block_sec
     blocks, index = plan_video(info, block_sec=block_sec, first_block_sec=first_block_sec)
     rows = []
     for b in blocks:
@@ -147,21 +173,27 @@ def plan_command(video: str, *, as_json: bool, block_sec: Fraction, first_block_
 
 def run_command(
     inputs: list[str], *, out_dir: str, fps: Fraction, area: str, lang: str, engine: str, formats: str,
-    skip_existing: bool, quiet: bool, decode: dict, aux: dict | None = None,
+    skip_existing: bool, quiet: bool, decode: dict, aux: dict | None = None, progress: str = "auto",
 ) -> None:  # fmt: skip
+    from flowocr.calibrate import CONSERVATIVE, fill_decode_options
     from flowocr.cli.progress import make_progress
     from flowocr.errors import BatchFailed, FlowOcrError, one_line
     from flowocr.ocr.area import parse_area
     from flowocr.pipeline import RunOptions, VideoRun, expand_inputs, report_says_complete
 
     parse_area(area)  # a bad --area is a usage error before any work
-    options = RunOptions(
-        fps=fps, area=area, lang=lang, engine=engine, out_dir=out_dir,
-        formats=tuple(f.strip() for f in formats.split(",") if f.strip()),
-        lanes=decode.get("lanes"), decode_shards=decode.get("decode_shards"), hwaccel=decode.get("hwaccel", "auto"),
-        block_sec=decode.get("block_sec", Fraction(20)), first_block_sec=decode.get("first_block_sec", Fraction(2)),
-        budget_mb=decode.get("budget_mb", 1024.0), ahead=decode.get("ahead"), **(aux or {}),
-    )  # fmt: skip
+
+    def run_options(filled: dict) -> RunOptions:
+        return RunOptions(
+            fps=fps, area=area, lang=lang, engine=engine, out_dir=out_dir,
+            formats=tuple(f.strip() for f in formats.split(",") if f.strip()),
+            lanes=filled.get("lanes"), decode_shards=filled.get("decode_shards"),
+            hwaccel=filled.get("hwaccel", "auto"), block_sec=filled["block_sec"],
+            first_block_sec=filled["first_block_sec"], budget_mb=filled["budget_mb"], ahead=filled.get("ahead"),
+            **(aux or {}),
+        )  # fmt: skip
+
+    run_options(fill_decode_options(decode, CONSERVATIVE))  # bad options are usage errors before any work
     videos, failed = expand_inputs(inputs)
     # One plain path is not a batch: its failure is the run's own error (its exit code, its one line).
     single = len(inputs) == 1 and not os.path.isdir(inputs[0]) and not any(ch in inputs[0] for ch in "*?[")
@@ -169,7 +201,13 @@ def run_command(
         from flowocr.errors import MissingInput
 
         raise MissingInput(failed[0][1])
-    progress = make_progress(quiet=quiet, total=len(videos))
+    if videos:
+        _preload_engine(engine, lang)
+    # Calibrated once per batch, and only when there is something to run.
+    say = (lambda line: None) if quiet else _say
+    options = run_options(_calibrated(decode, engine=engine, say=say) if videos else
+                          fill_decode_options(decode, CONSERVATIVE))  # fmt: skip
+    progress = make_progress(quiet=quiet, total=len(videos), mode=progress)
     done = 0
     try:
         for n, video in enumerate(videos, start=1):
@@ -195,3 +233,111 @@ def run_command(
         lines += [f"  {reason}" for _, reason in failed]
         sys.stderr.write("\n".join(lines) + "\n")
         raise BatchFailed(f"{len(failed)} input(s) failed; {done} completed")
+
+
+def _preload_engine(engine: str, lang: str) -> None:
+    """Start loading the OCR models (importing rapidocr alone takes about a second) while the run calibrates,
+    probes and starts its decoders. A failure here is left for the run itself to raise, with its own message."""
+    import threading
+
+    from flowocr.ocr.engine import get_engine
+
+    def load() -> None:
+        try:
+            get_engine(engine, lang=lang)
+        except Exception:
+            pass
+
+    threading.Thread(target=load, name="flowocr-engine-preload", daemon=True).start()
+
+
+def calibrate_command(*, show: bool, force: bool) -> None:
+    """``flowocr calibrate``: measure this machine unless a valid profile is stored (``force``: measure anyway),
+    then print the profile and the settings it gives. ``show``: print what is stored, measure nothing.
+
+    Exit 0 when a profile is shown or measured, and for ``--show`` without one (it says so and names the
+    conservative settings that apply); :class:`CalibrationFailed` (exit 10) when the probe fails.
+    """
+    import time
+
+    from flowocr.calibrate import Store, load_or_calibrate
+    from flowocr.calibrate.machine import machine_fingerprint, measure
+    from flowocr.errors import CalibrationFailed
+
+    if show and force:
+        raise UsageError("give either --show or --force, not both")
+    store = Store()
+    fingerprint = machine_fingerprint()
+    if show:
+        for line in calibration_lines(fingerprint, store.entry(fingerprint), now=time.time(), path=store.path):
+            _emit(line)
+        return
+    outcome = load_or_calibrate(fingerprint=fingerprint, probe=measure, store=store, say=_say, may_probe=False)
+    if outcome.source != "cached" or force:
+        # The automatic back-off after a failure is for runs: asking for a calibration measures now.
+        outcome = load_or_calibrate(fingerprint=fingerprint, probe=measure, store=store, say=_say, force=True)
+    for note in outcome.notes:
+        _say(note)
+    entry = store.entry(outcome.fingerprint)
+    for line in calibration_lines(outcome.fingerprint, entry, now=time.time(), path=store.path):
+        _emit(line)
+    if outcome.failure is not None:
+        fallback = "the stored profile" if outcome.source == "cached" else "the conservative tier"
+        raise CalibrationFailed(f"calibration failed: {outcome.failure}; runs use {fallback} until it succeeds")
+    probe_s = f" (the probe took {outcome.profile.measurement.probe_s:.1f} s)" if outcome.source == "calibrated" else ""
+    _emit(f"{'result':<12} {outcome.how}{probe_s}")
+
+
+def calibration_lines(fingerprint, entry, *, now: float, path) -> list[str]:
+    """What ``flowocr calibrate --show`` prints: the store, the fingerprint, the profile and its settings."""
+    from datetime import datetime, timezone
+
+    from flowocr.calibrate import CONSERVATIVE, MAX_AGE_S
+
+    fp = fingerprint
+    models = ", ".join(f"{name} {digest}" for name, digest in fp.models) or "-"
+    lines = [
+        f"{'store':<12} {path}",
+        f"{'fingerprint':<12} {fp.key}",
+        f"{'  ffmpeg':<12} {fp.ffmpeg}",
+        f"{'  hwaccels':<12} {', '.join(fp.hwaccels) or 'none'}",
+        f"{'  gpu':<12} {fp.gpu or 'none'}",
+        f"{'  cpu':<12} {fp.cpu_model} ({fp.cpu_count} CPUs)",
+        f"{'  engine':<12} {fp.engine}",
+        f"{'  models':<12} {models}",
+    ]
+    profile = entry.profile if entry is not None else None
+    if profile is None:
+        lines.append(f"{'measured':<12} never: no calibration stored for this machine (flowocr calibrate measures it)")
+        settings = CONSERVATIVE
+    else:
+        m = profile.measurement
+        when = datetime.fromtimestamp(profile.measured_at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        age = profile.age(now)
+        state = (f"valid for another {_duration(MAX_AGE_S - age)}" if profile.valid(now)
+                 else "expired: the next run measures again")  # fmt: skip
+        lines.append(f"{'measured':<12} {when}, age {_duration(age)} ({state})")
+        hw = f"{m.hw_ratio:.3f} ({m.hwaccel})" if m.hw_ratio is not None else "none"
+        lines.append(f"{'ratios':<12} sw {m.sw_ratio:.3f}, hw {hw}, ocr {m.ocr_ratio:.3f}  "
+                     f"(processing s / video s; {m.clip}, {m.clip_seconds:.1f} s)")  # fmt: skip
+        if m.hw_ratio is None and m.hw_note:
+            lines.append(f"{'  no hw':<12} {m.hw_note}")
+        settings = profile.settings() if profile.valid(now) else CONSERVATIVE
+    balance = "" if settings.balance is None else f" (balance {settings.balance:.3f}: best lane at 1080p / OCR)"
+    lines.append(f"{'tier':<12} {settings.tier}{balance}")
+    lines.append(f"{'settings':<12} {settings.describe()}")
+    if entry is not None and entry.failed_at is not None:
+        lines.append(f"{'last failure':<12} {_duration(now - entry.failed_at)} ago: {entry.failure}")
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    """A short age: ``42 s``, ``12 min``, ``3.5 h``, ``6.9 days``."""
+    seconds = max(0.0, seconds)
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 36 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"

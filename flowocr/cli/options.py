@@ -1,7 +1,8 @@
 """One table of the options shared by several commands: default, type, bounds and help, in one place.
 
 Commands take their shared options from here (``@option("fps")``), so an option's default and help can
-never differ between commands, and the README documents this table.
+never differ between commands, and the README documents this table. The decoding options that calibration
+fills in default to "not given" (``--lanes auto``, None for the others): see :mod:`flowocr.calibrate.auto`.
 """
 
 from __future__ import annotations
@@ -52,26 +53,35 @@ OPTIONS: dict[str, OptionSpec] = {
     ),
     "decode_shards": OptionSpec(
         ("--decode-shards",), None, click.IntRange(1, 64),
-        "Decode with N lanes of the best kind available (hw where it initialises, else sw). Default: 2.",
+        "Decode with N lanes of the best kind available (hw where it initialises, else sw). Default: calibrated "
+        "(see --lanes).",
     ),
-    "lanes": OptionSpec(("--lanes",), None, str, "Explicit lanes, e.g. sw,sw,hw (a hw lane that cannot start is sw)."),
+    "lanes": OptionSpec(
+        ("--lanes",), "auto", str,
+        "Explicit lanes, e.g. sw,sw,hw (a hw lane that cannot start is sw), or auto: lanes, and every decoding "
+        "option not given, from this machine's calibration (flowocr calibrate; the first run measures it).",
+    ),
     "hwaccel": OptionSpec(
         ("--hwaccel",), "auto", click.Choice(["auto", "cuda", "vaapi", "qsv"]),
         "Hardware decoder for hw lanes; auto tries cuda, vaapi, qsv.",
     ),
     "block_sec": OptionSpec(
-        ("--block-sec",), Fraction(20), FRACTION, "Block length in seconds (cut at keyframes).",
+        ("--block-sec",), None, FRACTION, "Block length in seconds (cut at keyframes). Default: calibrated (20 s "
+        "without calibration).",
         minimum=Fraction(1, 100),
     ),
     "first_block_sec": OptionSpec(
-        ("--first-block-sec",), Fraction(2), FRACTION,
-        "Length of the short first block, for fast first results (0: no short first block).",
+        ("--first-block-sec",), None, FRACTION,
+        "Length of the short first block, for fast first results (0: no short first block). Default: calibrated "
+        "(2 s without calibration).",
     ),
     "budget_mb": OptionSpec(
-        ("--budget-mb",), 1024.0, click.FloatRange(0), "Byte budget of decoded frames buffered ahead, in MB.",
+        ("--budget-mb",), None, click.FloatRange(0),
+        "Byte budget of decoded frames buffered ahead, in MB. Default: calibrated (256 without calibration).",
     ),
     "ahead": OptionSpec(
-        ("--ahead",), None, click.IntRange(1, 256), "Blocks decoding or waiting at most. Default: one per lane.",
+        ("--ahead",), None, click.IntRange(1, 256),
+        "Blocks decoding or waiting at most. Default: calibrated with calibrated lanes, else one per lane.",
     ),
 }
 

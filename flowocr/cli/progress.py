@@ -1,14 +1,28 @@
-"""What a run shows while it works: cues on stdout as they become final, progress on stderr.
+"""What a run shows while it works: cues as they become final, and where the run stands.
 
-On a terminal, a live rich display (video x/y, frames, blocks, OCR calls and reuses, elapsed time); when stderr
-is not a terminal, plain log lines; with ``--quiet``, nothing but errors.
+``--progress`` chooses how (``auto``: ``rich`` on a terminal, else ``plain``):
+
+- ``rich``: a live display on stderr (video x/y, position in the video, block x/y, frames per second, OCR calls
+  made and results reused, buffered MB, time to the first cue, ETA); cues printed above it.
+- ``plain``: cues on stdout; on stderr a line when a video starts and ends, and a status line at most every
+  ``PLAIN_EVERY_S`` seconds.
+- ``json``: for scripts, one JSON object per line on stdout and nothing else there: ``{"event": "start"}`` per
+  video, ``"progress"`` at most every ``JSON_EVERY_S`` seconds (the fields of :class:`Status`), ``"cue"`` per
+  final cue, ``"done"`` or ``"failed"`` per video.
+- ``--quiet``: nothing but errors and the final failure list.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
+from dataclasses import asdict, dataclass
 from typing import Any
+
+PLAIN_EVERY_S = 10.0
+JSON_EVERY_S = 0.5
+MODES = ("auto", "rich", "plain", "json")
 
 
 def _clock(seconds: float) -> str:
@@ -16,14 +30,68 @@ def _clock(seconds: float) -> str:
     return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
 
 
+def _short(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    seconds = int(round(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}" if seconds >= 60 else f"{seconds}s"
+
+
 def cue_line(cue) -> str:
     text = " | ".join(cue.text.splitlines())
     return f"{_clock(float(cue.start))} --> {_clock(float(cue.end))}  {text}"
 
 
+@dataclass
+class Status:
+    """Where one video's run stands, from the pipeline's ``frame`` events."""
+
+    video: str
+    n: int
+    total: int
+    time: float = 0.0  # seconds into the video of the last sampled frame
+    duration: float | None = None
+    block: int = 0
+    blocks: int = 0
+    planned_all: bool = False
+    frames: int = 0
+    frames_per_s: float = 0.0
+    ocr_calls: int = 0
+    ocr_reused: int = 0
+    cues: int = 0
+    buffered_mb: float = 0.0
+    elapsed_s: float = 0.0
+    first_cue_s: float | None = None
+    eta_s: float | None = None
+
+    def update(self, data: dict[str, Any]) -> None:
+        for key in ("time", "duration", "block", "blocks", "planned_all", "ocr_calls", "ocr_reused", "cues",
+                    "buffered_mb", "elapsed_s", "first_cue_s"):  # fmt: skip
+            if key in data:
+                setattr(self, key, data[key])
+        self.frames += 1
+        self.frames_per_s = self.frames / max(1e-6, self.elapsed_s)
+        self.eta_s = eta(self.time, self.duration, self.elapsed_s)
+
+    def line(self) -> str:
+        where = f"{_short(self.time)}/{_short(self.duration)}" if self.duration else _short(self.time)
+        blocks = f"{self.block}/{self.blocks}{'' if self.planned_all else '+'}"
+        return (f"{where} block {blocks} {self.frames_per_s:.1f} frames/s OCR {self.ocr_calls} "
+                f"reused {self.ocr_reused} cues {self.cues} buffered {self.buffered_mb:.0f} MB "
+                f"first cue {_short(self.first_cue_s)} ETA {_short(self.eta_s)}")  # fmt: skip
+
+
+def eta(position: float, duration: float | None, elapsed: float) -> float | None:
+    """Seconds left if the rest of the video goes as fast as what was done so far; None while unknown."""
+    if not duration or position <= 0 or elapsed <= 0:
+        return None
+    done = min(1.0, position / duration)
+    return elapsed * (1.0 - done) / done
+
+
 class QuietProgress:
     def listener(self, n: int, video: str):
-        return lambda event, data: None
+        return None
 
     def note(self, message: str) -> None:
         pass
@@ -39,13 +107,16 @@ class QuietProgress:
 
 
 class PlainProgress(QuietProgress):
-    """Plain lines: one when a video starts and ends; cues on stdout."""
+    """Plain lines: one when a video starts and ends, a status line now and then; cues on stdout."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, *, every_s: float = PLAIN_EVERY_S) -> None:
         self.total = total
+        self.every_s = every_s
 
     def listener(self, n: int, video: str):
         self._log(f"[{n}/{self.total}] {video}")
+        status = Status(video, n, self.total)
+        last = [time.monotonic()]
 
         def on(event: str, data: dict[str, Any]) -> None:
             if event == "cue":
@@ -53,6 +124,11 @@ class PlainProgress(QuietProgress):
                 sys.stdout.flush()
             elif event == "area":
                 self._log(f"  text area {data['area']}{' (auto)' if data['auto'] else ''}")
+            elif event == "frame":
+                status.update(data)
+                if time.monotonic() - last[0] >= self.every_s:
+                    last[0] = time.monotonic()
+                    self._log(f"  {status.line()}")
 
         return on
 
@@ -64,12 +140,56 @@ class PlainProgress(QuietProgress):
 
     def finished(self, video: str, report: dict[str, Any]) -> None:
         ocr, timing = report["ocr"], report["timing"]
+        first = timing.get("first_cue_s")
         self._log(f"  {report['cues']} cues, {ocr['calls']} OCR calls, {ocr['reused']} results reused, "
-                  f"{timing['total_s']:.1f} s")  # fmt: skip
+                  f"{timing['total_s']:.1f} s (first cue after {_short(first)})")  # fmt: skip
 
     def _log(self, message: str) -> None:
         sys.stderr.write(f"flowocr: {message}\n")
         sys.stderr.flush()
+
+
+class JsonProgress(QuietProgress):
+    """One JSON object per line on stdout (module docstring)."""
+
+    def __init__(self, total: int, *, every_s: float = JSON_EVERY_S) -> None:
+        self.total = total
+        self.every_s = every_s
+
+    def listener(self, n: int, video: str):
+        self._write({"event": "start", "video": video, "n": n, "total": self.total})
+        status = Status(video, n, self.total)
+        last = [0.0]
+
+        def on(event: str, data: dict[str, Any]) -> None:
+            if event == "cue":
+                cue = data["cue"]
+                self._write({"event": "cue", "video": video, "start": float(cue.start), "end": float(cue.end),
+                             "text": cue.text})  # fmt: skip
+            elif event == "area":
+                self._write({"event": "area", "video": video, **data})
+            elif event == "frame":
+                status.update(data)
+                if time.monotonic() - last[0] >= self.every_s:
+                    last[0] = time.monotonic()
+                    self._write({"event": "progress", **asdict(status)})
+
+        return on
+
+    def note(self, message: str) -> None:
+        self._write({"event": "note", "message": message})
+
+    def failed(self, video: str, reason: str) -> None:
+        self._write({"event": "failed", "video": video, "reason": reason})
+
+    def finished(self, video: str, report: dict[str, Any]) -> None:
+        self._write({"event": "done", "video": video, "complete": report.get("complete"), "cues": report.get("cues"),
+                     "ocr": report.get("ocr"), "timing": report.get("timing")})  # fmt: skip
+
+    @staticmethod
+    def _write(obj: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
 
 
 class RichProgress(PlainProgress):
@@ -81,7 +201,6 @@ class RichProgress(PlainProgress):
 
         super().__init__(total)
         self.console = Console(stderr=True)
-        self.out = Console()
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
             TimeElapsedColumn(), console=self.console, transient=False,
@@ -91,22 +210,17 @@ class RichProgress(PlainProgress):
 
     def listener(self, n: int, video: str):
         self.task = self.progress.add_task(f"{n}/{self.total} {video}", total=None, status="starting")
-        counts = {"frames": 0, "calls": 0, "reused": 0, "cues": 0}
-        started = time.monotonic()
+        status = Status(video, n, self.total)
 
         def on(event: str, data: dict[str, Any]) -> None:
             if event == "cue":
-                counts["cues"] += 1
                 self.progress.console.print(cue_line(data["cue"]), markup=False, highlight=False)
-            elif event == "frame":
-                counts["frames"] += 1
-                counts["reused" if data["reused"] else "calls"] += 1
             elif event == "area":
                 self.progress.console.print(f"text area {data['area']}", style="dim")
-            fps = counts["frames"] / max(1e-6, time.monotonic() - started)
-            status = (f"t={data.get('time', 0):.1f}s frames {counts['frames']} ({fps:.1f}/s) OCR {counts['calls']} "
-                      f"reused {counts['reused']} cues {counts['cues']}")  # fmt: skip
-            self.progress.update(self.task, status=status)
+            elif event == "frame":
+                status.update(data)
+                total = status.duration or None
+                self.progress.update(self.task, total=total, completed=status.time, status=status.line())
 
         return on
 
@@ -121,9 +235,11 @@ class RichProgress(PlainProgress):
         self.progress.stop()
 
 
-def make_progress(*, quiet: bool, total: int):
+def make_progress(*, quiet: bool, total: int, mode: str = "auto"):
     if quiet:
         return QuietProgress()
-    if sys.stderr.isatty():
+    if mode == "json":
+        return JsonProgress(total)
+    if mode == "rich" or (mode == "auto" and sys.stderr.isatty()):
         return RichProgress(total)
     return PlainProgress(total)

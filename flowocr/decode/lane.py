@@ -103,6 +103,26 @@ class _SeekOvershoot(Exception):
     """The demuxer landed after the block's keyframe; the block must be decoded from an earlier one."""
 
 
+# Pixel formats whose first plane is the luma (Y) plane: the aux stream takes it as it is (``extractplanes``).
+_LUMA_FIRST = ("yuv", "yuvj", "nv12", "nv16", "nv21", "nv24", "nv42", "p010", "p016", "p210", "p216", "p410", "p416")
+
+
+def aux_filter(info: VideoInfo, width: int, height: int) -> str:
+    """The aux stream's filter: the frame scaled to ``width`` x ``height``, greyscale.
+
+    For YUV sources the luma plane is taken as it is and only it is scaled: a conversion of the whole frame to
+    grey costs about as much as decoding it, the plane alone almost nothing. Measured on the first 20 s of a
+    1080p H.264 file (CPU s, 3 runs each): decode alone 2.5-2.9; scaled to 0.35 then converted to grey 3.4-3.9;
+    the Y plane scaled 3.1-3.5; the Y plane scaled with swscale's range conversion 4.0 (done at full size).
+    Luma values are kept as coded: ffmpeg 5.1's own conversion to grey does the same for a stream tagged
+    limited range and stretches only untagged ones, and the detector's thresholds hold either way (white text
+    is >= 235, its dark outline <= 16). Other sources (RGB, palette, grey) are scaled and converted to grey.
+    """
+    if info.pix_fmt.startswith(_LUMA_FIRST):
+        return f"extractplanes=y,scale={width}:{height}:flags=area"
+    return f"scale={width}:{height}:flags=area"
+
+
 def select_expr(values: Sequence[int]) -> str:
     """An ffmpeg expression that is non-zero exactly when ``pts`` is one of ``values`` (sorted, unique)."""
     if not values:
@@ -273,7 +293,7 @@ class _Run:
             graph = f"{head},{main}\n"
         else:
             aw, ah = lane.aux.size(info)
-            aux = f"scale={aw}:{ah}:flags=area"
+            aux = aux_filter(info, aw, ah)
             if lane.aux.every > 1 or lane.inject_drop_aux:
                 kept = [lane.index.pts_of(i) for i in self.aux_wanted if i not in lane.inject_drop_aux]
                 aux = f"select='{select_expr(kept)}'," + aux

@@ -406,6 +406,17 @@ class ShardedSource:
 
     # --- report -------------------------------------------------------------------------------------------
 
+    def progress(self) -> dict[str, Any]:
+        """Where decoding stands, cheaply, for a progress display: the block being consumed (1-based), the blocks
+        planned so far (final once ``planned_all``), and the bytes buffered."""
+        with self._cond:
+            return {
+                "block": min(self._current + 1, len(self._blocks)),
+                "blocks": len(self._blocks),
+                "planned_all": self._plan_done,
+                "buffered_mb": round(self._buffered / _MB, 1),
+            }
+
     def report(self) -> dict[str, Any]:
         """The decode report (DESIGN §10): blocks and lanes, seconds per lane, peak buffer, gaps, plan error."""
         with self._cond:

@@ -141,6 +141,18 @@ _instances: dict[tuple[str, str, int | None], OcrEngine] = {}
 _instances_lock = threading.Lock()
 
 
+def check_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG) -> None:
+    """Raise now what :func:`get_engine` would raise for a name, language or package that is not there, without
+    loading any model (cheap: no import of the engine's packages)."""
+    cls = _engine_class(name)
+    cls.model_lang(lang)
+    missing = cls.missing_packages()
+    if missing:
+        raise EngineUnavailable(
+            f"OCR engine {cls.NAME} needs {', '.join(missing)}, which is not installed. {cls.INSTALL_HINT}"
+        )
+
+
 def get_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> OcrEngine:
     """The process-wide engine ``name`` reading ``lang``, loading its models on first use.
 

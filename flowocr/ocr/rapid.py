@@ -138,6 +138,7 @@ class RapidOptions:
     text_score: float = 0.5
     rec_batch: int = 6
     rec_space_prob: float = 0.15
+    spin: bool = True
 
     def __post_init__(self) -> None:
         if self.det_side < 32:
@@ -387,6 +388,9 @@ class RapidOcrEngine(OcrEngine):
         pipeline = RapidOCR(params=params)
         # RapidOCR() resets its logger to INFO; model loading would print a line per model
         logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+        if not self.options.spin:
+            for stage in ("det", "rec"):
+                _stop_spinning(_component(pipeline, stage))
         self._detect = _Detector(_component(pipeline, "det"), self.options)
         self._classify = _component(pipeline, "cls") if self.options.use_cls else None
         self._recognise = _Recognizer(_component(pipeline, "rec"), self.options)
@@ -439,3 +443,18 @@ def _component(pipeline: Any, stage: str) -> Any:
     if loaded is None:
         loaded = getattr(pipeline, f"_load_{stage}_model")()
     return loaded
+
+
+def _stop_spinning(component: Any) -> None:
+    """Rebuild a component's ONNX Runtime session with its worker threads sleeping between calls instead of
+    spinning: decoding lanes share the CPU with OCR, and a spinning thread takes a core from them."""
+    import onnxruntime
+
+    wrapper = component.session
+    inner = wrapper.session
+    options = inner.get_session_options()
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    wrapper.session = onnxruntime.InferenceSession(
+        inner._model_path, sess_options=options, providers=inner.get_providers()
+    )
+

@@ -1,0 +1,81 @@
+"""Progress and time to first text (issue 6): the live status, ``--progress json`` for scripts, and the first cue
+written while most of a long video is still undecoded."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+from conftest import ROOT, run_cli
+
+from flowocr.cli.progress import Status, eta
+
+FIXTURES = ROOT / "fixtures"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("flowocr_bench", ROOT / "scripts" / "bench.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_eta_from_the_position_in_the_video():
+    assert eta(30.0, 120.0, 10.0) == pytest.approx(30.0)  # a quarter in 10 s: three quarters in 30 s
+    assert eta(120.0, 120.0, 50.0) == 0.0
+    assert eta(0.0, 120.0, 5.0) is None  # nothing done yet: unknown
+    assert eta(10.0, None, 5.0) is None  # no duration: unknown
+
+
+def test_status_line_names_every_field():
+    status = Status("v.mp4", 1, 3)
+    status.update({"time": 60.0, "duration": 300.0, "block": 2, "blocks": 9, "planned_all": False,
+                   "ocr_calls": 7, "ocr_reused": 40, "cues": 5, "buffered_mb": 12.4, "elapsed_s": 4.0,
+                   "first_cue_s": 1.5})  # fmt: skip
+    line = status.line()
+    for part in ("1:00/5:00", "block 2/9+", "OCR 7", "reused 40", "cues 5", "buffered 12 MB", "first cue 2s",
+                 "ETA 16s"):  # fmt: skip
+        assert part in line, (part, line)
+
+
+def _events(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines()]  # every line must be JSON
+
+
+def test_progress_json_is_one_object_per_line(tmp_path):
+    out = tmp_path / "out"
+    done = run_cli("run", str(FIXTURES / "demo.mp4"), "-o", str(out), "--progress", "json")
+    assert done.returncode == 0, done.stderr
+    events = _events(done.stdout)
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "start" and kinds[-1] == "done", kinds
+    report = json.loads((out / "demo.report.json").read_text())
+    assert kinds.count("cue") == report["cues"] > 0
+    progress = [e for e in events if e["event"] == "progress"]
+    assert progress, kinds
+    for key in ("time", "duration", "block", "blocks", "frames_per_s", "ocr_calls", "ocr_reused", "buffered_mb",
+                "first_cue_s", "eta_s"):  # fmt: skip
+        assert key in progress[0], key
+    times = [e["time"] for e in progress]
+    assert times == sorted(times)
+    assert events[-1]["complete"] is True and events[-1]["cues"] == report["cues"]
+
+
+@pytest.mark.slow
+def test_first_cue_long_before_the_end_of_a_long_video(tmp_path):
+    """A 5-minute subtitle video made here: the first cue is out within 10 % of the run, while the decoder is
+    still near the start of the video."""
+    video = _bench().generate_subtitled(tmp_path / "long.mp4", seconds=300, cues=100, size="640x360", rate=10,
+                                        font_size=20)  # fmt: skip
+    out = tmp_path / "out"
+    done = run_cli("run", str(video), "-o", str(out), "--progress", "json", "--formats", "srt,jsonl,json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((out / "long.report.json").read_text())
+    timing = report["timing"]
+    assert report["cues"] >= 95
+    assert timing["first_cue_s"] <= 0.10 * timing["total_s"], timing
+    events = _events(done.stdout)
+    first_cue = next(k for k, e in enumerate(events) if e["event"] == "cue")
+    seen = [e["time"] for e in events[:first_cue] if e["event"] == "progress"]
+    assert not seen or seen[-1] < 30, seen  # the run had read at most the first tenth of the video
