@@ -40,7 +40,15 @@ def generate(name: str) -> Path:
 
 
 def generate_subtitled(
-    path: Path, seconds: int = 60, cues: int = 20, *, size: str = "1920x1080", rate: int = 25, font_size: int = 28
+    path: Path,
+    seconds: int = 60,
+    cues: int = 20,
+    *,
+    size: str = "1920x1080",
+    rate: int = 25,
+    font_size: int = 28,
+    preset: str = "veryfast",
+    background_scale: int = 1,
 ) -> Path:
     """An H.264 video (1080p by default) with ``cues`` burned-in English subtitles over a moving background (not
     testsrc2, whose clock and counters are text that OCR reads too), and its SRT beside it. Kept if it exists."""
@@ -53,11 +61,15 @@ def generate_subtitled(
         start, end = k * step + 0.3, k * step + step * 0.8
         lines.append(f"{k + 1}\n{_srt_time(start)} --> {_srt_time(end)}\nSubtitle number {k + 1} of the benchmark\n")
     srt.write_text("\n".join(lines))
-    background = f"gradients=s={size}:r={rate}:d={seconds}:speed=0.02"  # moving, and no text of its own
+    width, height = (int(v) for v in size.split("x"))
+    small = f"{width // background_scale}x{height // background_scale}"  # a smaller background is quicker to make
+    background = f"gradients=s={small}:r={rate}:d={seconds}:speed=0.02"  # moving, and no text of its own
+    scale = f"scale={width}:{height}," if background_scale > 1 else ""
     partial = path.with_name(path.stem + ".part" + path.suffix)
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", background,
-                    "-vf", f"subtitles={srt}:force_style='FontSize={font_size}'", "-c:v", "libx264", "-preset",
-                    "veryfast", "-g", str(2 * rate), "-pix_fmt", "yuv420p", str(partial)], check=True)  # fmt: skip
+                    "-vf", f"{scale}subtitles={srt}:force_style='FontSize={font_size}'", "-c:v", "libx264",
+                    "-preset", preset, "-g", str(2 * rate), "-pix_fmt", "yuv420p", str(partial)],
+                   check=True)  # fmt: skip
     partial.replace(path)
     return path
 

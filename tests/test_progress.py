@@ -66,8 +66,8 @@ def test_progress_json_is_one_object_per_line(tmp_path):
 def test_first_cue_long_before_the_end_of_a_long_video(tmp_path):
     """A 5-minute subtitle video made here: the first cue is out within 10 % of the run, while the decoder is
     still near the start of the video."""
-    video = _bench().generate_subtitled(tmp_path / "long.mp4", seconds=300, cues=100, size="640x360", rate=25,
-                                        font_size=20)  # fmt: skip
+    video = _bench().generate_subtitled(tmp_path / "long.mp4", seconds=300, cues=100, size="1280x720", rate=25,
+                                        font_size=20, preset="ultrafast", background_scale=4)  # fmt: skip
     out = tmp_path / "out"
     done = run_cli("run", str(video), "-o", str(out), "--progress", "json", "--formats", "srt,jsonl,json")
     assert done.returncode == 0, done.stderr
