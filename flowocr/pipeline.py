@@ -17,10 +17,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flowocr.cues.model import Cue, FrameText
 from flowocr.errors import FlowOcrError, UsageError
+
+if TYPE_CHECKING:
+    from flowocr.resume import Checkpoint
 
 FORMATS = ("srt", "vtt", "ass", "txt", "jsonl", "json")
 EXTENSIONS = {"srt": ".srt", "vtt": ".vtt", "ass": ".ass", "txt": ".txt", "jsonl": ".frames.jsonl",
@@ -48,6 +51,7 @@ class RunOptions:
     no_aux: bool = False
     aux_scale: float = 0.35
     aux_connect: str | None = None
+    resume: bool = False
 
     def __post_init__(self) -> None:
         unknown = [f for f in self.formats if f not in FORMATS]
@@ -136,20 +140,26 @@ class VideoRun:
             rect = self._auto_area(info, self.engine)
         self.area = rect
         self.listener("area", {"area": str(rect), "auto": area_spec.is_auto})
+        os.makedirs(opts.out_dir, exist_ok=True)
+        state = self._resume_state()
         aux = None if opts.no_aux else AuxSpec(scale=opts.aux_scale)
         source = ShardedSource(info, lanes, ShardOptions(
             fps=opts.fps, block_sec=opts.block_sec, first_block_sec=opts.first_block_sec,
-            budget_mb=opts.budget_mb, ahead=opts.ahead, aux=aux,
+            budget_mb=opts.budget_mb, ahead=opts.ahead, aux=aux, from_index=0 if state is None else state.frame,
         ))  # fmt: skip
         self.source = source
-        os.makedirs(opts.out_dir, exist_ok=True)
-        self.jsonl = JsonlWriter(opts.output(self.video, "jsonl")) if "jsonl" in opts.formats else None
+        self.jsonl = None
+        if "jsonl" in opts.formats:
+            resume_at = None if state is None else state.jsonl_bytes
+            self.jsonl = JsonlWriter(opts.output(self.video, "jsonl"), resume_at=resume_at)
         self.builder = CueBuilder()
         complete = False
         error: BaseException | None = None
         sampler = None
         try:
             sampler = self.sampler = _PixelSampler(self) if aux is None else _ChangeSampler(self, aux)
+            if state is not None:
+                sampler.resume(state)
             waited = time.monotonic()
             for frame in source:
                 self.stats.decode_wait_s += time.monotonic() - waited
@@ -174,6 +184,79 @@ class VideoRun:
             if self.jsonl is not None:
                 self.jsonl.close(complete=complete)
             self._finish(complete, error, started)
+
+    def _resume_state(self):
+        """The checkpoint to continue from (``--resume``), after checking it fits; a fresh run drops any."""
+        from flowocr import resume as resuming
+
+        opts = self.options
+        self._checkpoint_file = resuming.checkpoint_path(opts.output(self.video, "json"))
+        self._checkpoint_at = time.monotonic()
+        self.resumed_from = None
+        if not opts.resume:
+            resuming.remove(self._checkpoint_file)
+            return None
+        state, why = resuming.load(self._checkpoint_file, video=self.video, options=opts)
+        if state is not None and ("jsonl" in opts.formats) != (state.jsonl_bytes is not None):
+            state, why = None, "the stopped run wrote per-frame JSONL and this one does not, or the reverse: " \
+                               "starting from the beginning"  # fmt: skip
+        part = opts.output(self.video, "jsonl").with_name(opts.output(self.video, "jsonl").name + ".part")
+        if state is not None and state.jsonl_bytes is not None and (
+            not part.exists() or part.stat().st_size < state.jsonl_bytes
+        ):
+            state, why = None, f"{part} is missing or shorter than the checkpoint says: starting from the beginning"
+        self.listener("note", {"message": f"{self.video}: {why}"})
+        if state is None:
+            resuming.remove(self._checkpoint_file)
+            return None
+        self.resumed_from = state.frame
+        self.all_cues = list(state.cues)
+        for key, value in state.stats.items():
+            setattr(self.stats, key, value)
+        return state
+
+    def checkpoint(self, index: int, lines: tuple, ref_index: int | None) -> None:
+        """After frame ``index`` was fed (and its cues emitted): write a checkpoint if this is a quiet point (no
+        text on the frame, no open cue) and the last one is ``CHECKPOINT_EVERY_S`` old (:mod:`flowocr.resume`)."""
+        from flowocr import resume as resuming
+
+        if lines or not self.builder.idle:
+            return
+        now = time.monotonic()
+        if now - self._checkpoint_at < resuming.CHECKPOINT_EVERY_S:
+            return
+        self._checkpoint_at = now
+        stats = self.stats
+        aux = getattr(self, "aux_stats", None) or {}
+        resuming.save(self._checkpoint_file, resuming.Checkpoint(
+            video=resuming.video_identity(self.video), options=resuming.result_options(self.options), frame=index,
+            ref_index=ref_index, jsonl_bytes=None if self.jsonl is None else self.jsonl.sync(),
+            cues=list(self.all_cues),
+            stats={"frames": stats.frames, "ocr_calls": stats.ocr_calls, "ocr_reused": stats.ocr_reused,
+                   "cues": stats.cues},
+            aux={"extra_frames": aux.get("extra_frames", 0), "change_points": aux.get("change_points", 0)},
+        ))  # fmt: skip
+
+    def fetch(self, i: int):
+        """Frame ``i`` decoded on its own (full size, BGR), or None when the source does not yield it."""
+        from flowocr.decode.lane import BlockDecoder
+        from flowocr.plan import Block
+        from flowocr.probe import keyframe_at_or_before
+
+        index = self.source.index
+        block = Block(0, i, i + 1, keyframe_at_or_before(index, i))
+        for frame in BlockDecoder(self.info, index, block, [i]).frames():
+            return frame.image
+        return None
+
+    def area_strokes(self, image):
+        """The stroke map of ``image``'s text area (:func:`flowocr.ocr.reuse.strokes`); none for a missing frame."""
+        from flowocr.ocr.reuse import strokes
+
+        if image is None:
+            return None
+        rect = self.area
+        return strokes(image[rect.y : rect.y1, rect.x : rect.x1])
 
     @property
     def engine(self):
@@ -266,6 +349,10 @@ class VideoRun:
             for fmt, write in writers.items():
                 if fmt in opts.formats:
                     write(opts.output(self.video, fmt))
+            if hasattr(self, "_checkpoint_file"):
+                from flowocr import resume as resuming
+
+                resuming.remove(self._checkpoint_file)
         source = getattr(self, "source", None)
         self.report = {
             "video": self.video,
@@ -286,6 +373,7 @@ class VideoRun:
             },
             "frames_sampled": self.stats.frames,
             "timing_accuracy": "sample" if opts.no_aux else "frame",
+            "resumed_from": getattr(self, "resumed_from", None),
             "aux": getattr(self, "aux_stats", None),
             "decode": source.report() if source is not None else None,
             "hw_notes": getattr(self, "hw_notes", []),
@@ -355,22 +443,30 @@ class _PixelSampler:
         self.run = run
         self.test = ChangeTest()
         self.ref = None
+        self.ref_index: int | None = None  # the frame whose strokes are ``ref``
         self.ref_lines: tuple = ()
+        self.after = -1  # a resumed run skips the main frames up to its checkpoint
+
+    def resume(self, state: Checkpoint) -> None:
+        self.after, self.ref_index = state.frame, state.ref_index
 
     def take(self, frame) -> Iterator[Cue]:
         from flowocr.ocr.reuse import strokes
 
-        if frame.stream != "main":
+        if frame.stream != "main" or frame.index <= self.after:
             return
+        if self.ref is None and self.ref_index is not None:
+            self.ref = self.run.area_strokes(self.run.fetch(self.ref_index))
         rect = self.run.area
         now = strokes(frame.image[rect.y : rect.y1, rect.x : rect.x1])
         if self.ref is not None and not self.test.changed(now, self.ref, self.ref_lines, (rect.x, rect.y)):
             lines, reused = self.ref_lines, True
         else:
             lines, reused = self.run.ocr(frame.image, now), False
-            self.ref, self.ref_lines = now, lines
+            self.ref, self.ref_index, self.ref_lines = now, frame.index, lines
         for cue in self.run.feed(frame.index, frame.pts, lines, reused):
             yield self.run._emit(cue)
+        self.run.checkpoint(frame.index, lines, self.ref_index)
 
     def finish(self) -> Iterator[Cue]:
         return iter(())
@@ -415,6 +511,8 @@ class _ChangeSampler:
 
         self.test = ChangeTest()
         self.ref = None
+        self.ref_index: int | None = None  # the frame whose strokes are ``ref``
+        self.after = -1  # a resumed run skips the main frames up to its checkpoint
         self.pending: list = []  # main frames waiting for the detector to cover them
         self.next_aux = 0
         self.fed: list[int] = []  # indices fed to the cue builder, in order
@@ -427,6 +525,15 @@ class _ChangeSampler:
         rect = run.area
         sy, sx = ah / info.display_height, aw / info.display_width
         self.crop = (round(rect.y * sy), max(1, round(rect.y1 * sy)), round(rect.x * sx), max(1, round(rect.x1 * sx)))
+
+    def resume(self, state: Checkpoint) -> None:
+        """Continue after ``state.frame``: the aux stream starts there (its change is never read), the last fed
+        frame is that one, the reference strokes are those of ``state.ref_index`` (decoded again)."""
+        self.after = self.next_aux = state.frame
+        self.fed = [state.frame]
+        self.ref_index = state.ref_index
+        self.extra_frames, self.change_points = state.aux.get("extra_frames", 0), state.aux.get("change_points", 0)
+        self.run.aux_stats.update(extra_frames=self.extra_frames, change_points=self.change_points)
 
     def take(self, frame) -> Iterator[Cue]:
         from flowocr.aux.client import AuxError
@@ -443,8 +550,8 @@ class _ChangeSampler:
             r0, r1, c0, c1 = self.crop
             self.link.send(frame.index, frame.pts, frame.image[r0:r1, c0:c1])
             self.next_aux += 1
-            self.run.aux_stats["frames_sent"] = self.next_aux
-        else:
+            self.run.aux_stats["frames_sent"] += 1
+        elif frame.index > self.after:
             self.pending.append(frame)
         yield from self._decide_ready(wait=False)
 
@@ -462,7 +569,7 @@ class _ChangeSampler:
             frame = self.pending[0]
             if frame.index >= self.next_aux:
                 return  # its aux frame has not arrived yet
-            if not wait and self.link.covered() <= frame.index:
+            if not wait and frame.index not in self.link.results:
                 return
             self.link.wait_for(frame.index)
             self.pending.pop(0)
@@ -479,6 +586,8 @@ class _ChangeSampler:
 
         run = self.run
         rect = run.area
+        if self.ref is None and self.ref_index is not None:
+            self.ref = run.area_strokes(run.fetch(self.ref_index))
         now = strokes(frame.image[rect.y : rect.y1, rect.x : rect.x1])
         previous = self.fed[-1] if self.fed else None
         if previous is not None:
@@ -488,28 +597,28 @@ class _ChangeSampler:
             # Text states between two samples (a cue shorter than the step): read the frame after each change.
             for a, b in zip(peaks, peaks[1:]):
                 if b.index - a.index >= self.MIN_STATE_FRAMES:
-                    image = self._fetch(a.index)
+                    image = run.fetch(a.index)
                     if image is not None:
                         self.extra_frames += 1
                         run.aux_stats["extra_frames"] = self.extra_frames
-                        self.ref = strokes(image[rect.y : rect.y1, rect.x : rect.x1])
+                        self.ref, self.ref_index = run.area_strokes(image), a.index
                         lines = run.ocr(image, self.ref)
                         yield from self._feed(a.index, run.source.index.pts_of(a.index), lines, False)
         origin = (rect.x, rect.y)
         if self.ref is None and now.count == 0:
             # Not one stroke pixel (bright next to dark) in the area: nothing to read, and the pixel test will
             # see the first strokes that appear. No OCR call for a blank opening.
-            self.ref = now
+            self.ref, self.ref_index = now, frame.index
             yield from self._feed(frame.index, frame.pts, (), True)
             return
         if self.ref is not None and not self.test.changed(now, self.ref, self.last_lines, origin):
             yield from self._feed(frame.index, frame.pts, self.last_lines, True)
             return
         if self.ref is not None and self.test.vanished(now, self.ref, self.last_lines, origin):
-            self.ref = now  # the text is gone and nothing replaced it: empty, no OCR needed
+            self.ref, self.ref_index = now, frame.index  # the text is gone, nothing replaced it: empty, no OCR
             yield from self._feed(frame.index, frame.pts, (), True)
             return
-        self.ref = now
+        self.ref, self.ref_index = now, frame.index
         yield from self._feed(frame.index, frame.pts, run.ocr(frame.image, now), False)
 
     def _feed(self, index: int, pts: int, lines: tuple, reused: bool) -> Iterator[Cue]:
@@ -517,18 +626,7 @@ class _ChangeSampler:
         self.last_lines = lines
         for cue in self.run.feed(index, pts, lines, reused):
             yield self.run._emit(self.refine(cue))
-
-    def _fetch(self, i: int):
-        from flowocr.decode.lane import BlockDecoder
-        from flowocr.plan import Block
-        from flowocr.probe import keyframe_at_or_before
-
-        run = self.run
-        index = run.source.index
-        block = Block(0, i, i + 1, keyframe_at_or_before(index, i))
-        for frame in BlockDecoder(run.info, index, block, [i]).frames():
-            return frame.image
-        return None
+        self.run.checkpoint(index, lines, self.ref_index)
 
     def refine(self, cue: Cue) -> Cue:
         """Frame-exact start and end from the detector's changes around the cue's first and last readings."""

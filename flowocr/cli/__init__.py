@@ -84,12 +84,15 @@ def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
 @option("aux_scale")
 @option("aux_connect")
 @click.option("--skip-existing", is_flag=True, help="Skip videos whose report in the output folder says complete.")
+@click.option("--resume", is_flag=True,
+              help="Continue stopped or killed runs from their checkpoint (<stem>.resume.json); videos whose report "
+              "says complete are skipped.")  # fmt: skip
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors and the final failure list.")
 @click.option("--progress", "progress_mode", type=click.Choice(["auto", "rich", "plain", "json"]), default="auto",
               show_default=True, help="How progress is shown: auto (rich on a terminal, else plain lines), rich, "
               "plain, or json (one JSON object per line on stdout, for scripts).")  # fmt: skip
 def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_aux, aux_scale, aux_connect,
-            skip_existing, quiet, progress_mode, **decode) -> None:  # fmt: skip
+            skip_existing, resume, quiet, progress_mode, **decode) -> None:  # fmt: skip
     """OCR videos: write subtitles (SRT, WebVTT, ASS), text, per-frame JSONL and a JSON run report.
 
     A folder (its video files) or several videos make a batch: a failure is listed at the end with its reason,
@@ -100,7 +103,7 @@ def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_au
                          formats=formats, skip_existing=skip_existing, quiet=quiet, progress=progress_mode,
                          decode=decode,
                          aux={"no_aux": no_aux, "aux_scale": aux_scale, "aux_connect": aux_connect,
-                              "whole_area": whole_area})  # fmt: skip
+                              "whole_area": whole_area, "resume": resume})  # fmt: skip
 
 
 @cli.command("calibrate")

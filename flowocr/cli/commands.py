@@ -211,7 +211,7 @@ def run_command(
     done = 0
     try:
         for n, video in enumerate(videos, start=1):
-            if skip_existing and report_says_complete(options.output(video, "json")):
+            if (skip_existing or options.resume) and report_says_complete(options.output(video, "json")):
                 progress.note(f"[{n}/{len(videos)}] {video}: skipped (its report says complete)")
                 continue
             run = VideoRun(video, options, listener=progress.listener(n, video))

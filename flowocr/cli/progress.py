@@ -124,6 +124,8 @@ class PlainProgress(QuietProgress):
                 sys.stdout.flush()
             elif event == "area":
                 self._log(f"  text area {data['area']}{' (auto)' if data['auto'] else ''}")
+            elif event == "note":
+                self._log(f"  {data['message']}")
             elif event == "frame":
                 status.update(data)
                 if time.monotonic() - last[0] >= self.every_s:
@@ -166,8 +168,8 @@ class JsonProgress(QuietProgress):
                 cue = data["cue"]
                 self._write({"event": "cue", "video": video, "start": float(cue.start), "end": float(cue.end),
                              "text": cue.text})  # fmt: skip
-            elif event == "area":
-                self._write({"event": "area", "video": video, **data})
+            elif event in ("area", "note"):
+                self._write({"event": event, "video": video, **data})
             elif event == "frame":
                 status.update(data)
                 if time.monotonic() - last[0] >= self.every_s:
@@ -217,6 +219,8 @@ class RichProgress(PlainProgress):
                 self.progress.console.print(cue_line(data["cue"]), markup=False, highlight=False)
             elif event == "area":
                 self.progress.console.print(f"text area {data['area']}", style="dim")
+            elif event == "note":
+                self.progress.console.print(data["message"], style="dim", markup=False)
             elif event == "frame":
                 status.update(data)
                 total = status.duration or None

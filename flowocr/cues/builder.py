@@ -362,6 +362,12 @@ class CueBuilder:
         self._last: tuple[int, Fraction] | None = None
         self._finished = False
 
+    @property
+    def idle(self) -> bool:
+        """No cue is open: every cue of the frames fed so far has been returned. A fresh builder fed the frames
+        after this point returns what this one would (what ``flowocr run --resume`` relies on)."""
+        return not self._tracks
+
     def feed(self, frame: FrameText) -> list[Cue]:
         """Add one sampled frame (later than every frame fed before); return the cues that became final."""
         if self._finished:

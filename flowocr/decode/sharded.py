@@ -21,7 +21,7 @@ import collections
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -58,6 +58,9 @@ class ShardOptions:
     aux: AuxSpec | None = None
     start: Fraction | None = None
     end: Fraction | None = None
+    #: Resume point: no frame before this index is delivered, on either stream (blocks wholly before it are not
+    #: decoded; the block holding it decodes from its keyframe and delivers from this frame on).
+    from_index: int = 0
 
     def __post_init__(self) -> None:
         if self.fps <= 0:
@@ -233,10 +236,14 @@ class ShardedSource:
         last = block.hi == len(self.index) and self.index.complete
         grid = grid_between(self.index, block.lo, block.hi, self.index.end_pts if last else None, self.options.fps)
         grid = [i for i in grid if self._in_window(self.index.pts_of(i))]
+        before = block.hi <= self.options.from_index
+        if block.lo < self.options.from_index < block.hi:
+            block = replace(block, lo=self.options.from_index)  # decoded from its keyframe, delivered from here
+        grid = [] if before else [i for i in grid if i >= self.options.from_index]
         with self._cond:
             self._blocks.append(block)
             self._grids.append(grid)
-            self._records.append(BlockRecord(block.number, block.lo, block.hi, block.seek))
+            self._records.append(BlockRecord(block.number, block.lo, block.hi, block.seek, skipped=before))
             self._cond.notify_all()
 
     def _in_window(self, pts: int) -> bool:
@@ -254,6 +261,7 @@ class ShardedSource:
             return
         from flowocr.probe.index import keyframe_at_or_before
 
+        lo = max(lo, min(self.options.from_index, len(self.index) - 1))
         seek = 0 if lo == 0 else keyframe_at_or_before(self.index, lo)
         rest = Block(number=len(self._blocks), lo=lo, hi=len(self.index), seek=seek, open_end=True)
         with self._cond:
@@ -289,7 +297,7 @@ class ShardedSource:
         record.lane = lane.name
         started = time.monotonic()
         aux = self.options.aux
-        if not grid and aux is None and not block.open_end:
+        if record.skipped or (not grid and aux is None and not block.open_end):
             record.skipped = True
         else:
             try:

@@ -231,11 +231,26 @@ class JsonlWriter:
     ``close(complete=False)`` leaves the data in ``<path>.part`` and ``path`` untouched, so nothing partial is
     ever found under the final name. Usable as a context manager (complete when no exception escaped)."""
 
-    def __init__(self, path: PathLike) -> None:
+    def __init__(self, path: PathLike, *, resume_at: int | None = None) -> None:
+        """``resume_at``: continue the ``.part`` file of a stopped run, cut to that many bytes (the lines of the
+        frames before its checkpoint); else start it afresh."""
         self.path = Path(path)
         self.part_path = self.path.with_name(self.path.name + ".part")
-        self._out: IO[str] | None = open(self.part_path, "w", encoding="utf-8", newline="\n")
+        if resume_at is None:
+            self._out: IO[str] | None = open(self.part_path, "w", encoding="utf-8", newline="\n")
+        else:
+            self._out = open(self.part_path, "r+", encoding="utf-8", newline="\n")
+            self._out.truncate(resume_at)
+            self._out.seek(resume_at)
         self.count = 0
+
+    def sync(self) -> int:
+        """Flush and fsync what was written; the byte length of the complete lines in the ``.part`` file."""
+        if self._out is None:
+            raise ValueError(f"{self.path}: sync() after close()")
+        self._out.flush()
+        os.fsync(self._out.fileno())
+        return self._out.tell()
 
     def write(self, frame: FrameText) -> None:
         if self._out is None:
