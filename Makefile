@@ -27,7 +27,7 @@ system-deps:
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,ray]'
 	touch $(STAMP)
 
 # Regenerates the committed fixtures and their ground truth (needs the CJK font).

@@ -83,6 +83,26 @@ class EngineUnavailable(FlowOcrError):
     exit_code = 7
 
 
+class OutputError(FlowOcrError, OSError):
+    """An output file or folder cannot be written: the folder cannot be made (a file is in the way, no
+    permission), or a write failed (disk full, file too large). The message names the path and the reason.
+
+    After it is raised, no final output of an earlier run was replaced by a partial one: final files are replaced
+    only once every new one is written (the per-frame ``.part`` stream keeps what was written). It is also an
+    :class:`OSError`, so code that handles file errors keeps working.
+    """
+
+    exit_code = 11
+
+
+class Terminated(KeyboardInterrupt):
+    """The process got SIGTERM. Raised in the main thread by the CLI's signal handler and handled exactly like
+    Ctrl-C (a ``KeyboardInterrupt``, so no ``except Exception`` swallows it and a batch stops): every child process
+    is stopped, outputs so far are kept, the report says ``complete: false``; the CLI exits 143 (128 + 15)."""
+
+    exit_code = 143
+
+
 class Interrupted(FlowOcrError):
     """The run was stopped by the user (Ctrl-C / SIGTERM); every child process has been stopped."""
 

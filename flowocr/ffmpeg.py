@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -19,6 +20,8 @@ from fractions import Fraction
 from flowocr.errors import ProcessFailed, ToolMissing
 
 _TOOL_PACKAGE = "ffmpeg"
+# ``-loglevel level+...`` prefixes each line with its level (``[error] ``); kept out of error messages.
+_LEVEL_TAG = re.compile(r"\[(?:quiet|panic|fatal|error|warning|info|verbose|debug|trace)\] ")
 _live: weakref.WeakSet[Process] = weakref.WeakSet()
 _live_lock = threading.Lock()
 
@@ -105,7 +108,7 @@ class Process:
                 if self._on_line is not None and self._on_line(line):
                     continue
                 if line:
-                    self._tail.append(line)
+                    self._tail.append(_LEVEL_TAG.sub("", line, count=1))
         except (OSError, ValueError):
             pass
         finally:
@@ -237,7 +240,7 @@ def decode_argv(
     (``-fps_mode passthrough``). ``seek`` is relative to the file's start time and lands on a keyframe at or
     before it; nothing is dropped after the seek (``-noaccurate_seek``): the filter graph keeps frames by pts.
     """
-    argv = [tool("ffmpeg"), "-hide_banner", "-nostdin", "-nostats", "-loglevel", "info"]
+    argv = [tool("ffmpeg"), "-hide_banner", "-nostdin", "-nostats", "-loglevel", "level+info"]
     if hwaccel:
         argv += ["-hwaccel", hwaccel]
     argv += ["-copyts", "-noaccurate_seek"]

@@ -65,6 +65,26 @@ class RunOptions:
         return Path(self.out_dir) / (Path(video).stem + EXTENSIONS[fmt])
 
 
+@dataclass(frozen=True)
+class Segment:
+    """A range of a video read on its own: frames ``[start, stop)``; ``watch`` are the frame ranges where the
+    reader's state is recorded after each fed frame (around the split points, to stitch there)."""
+
+    start: int
+    stop: int
+    watch: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass
+class SegmentTrace:
+    """What a segment run fed and found: every fed frame, every cue with the fed frame it became final at (the
+    stop of the range for those its end forced), and the reader's state at the watched frames."""
+
+    frames: list[FrameText] = field(default_factory=list)
+    cues: list[tuple[int, Cue]] = field(default_factory=list)
+    states: dict[int, tuple] = field(default_factory=dict)
+
+
 @dataclass
 class RunStats:
     """Counters of one run, for the report and the progress display."""
@@ -106,13 +126,20 @@ class VideoRun:
     """One video through the whole pipeline. Iterate :meth:`cues` once; :attr:`report` is set afterwards
     (also after a failure, then with ``complete: false``)."""
 
-    def __init__(self, video: str, options: RunOptions, *, listener: Listener | None = None) -> None:
+    def __init__(
+        self, video: str, options: RunOptions, *, listener: Listener | None = None, segment: Segment | None = None
+    ) -> None:
+        """``segment``: read only a range of the video, write no file, and keep a :class:`SegmentTrace` in
+        :attr:`trace` (a task of a split run, :mod:`flowocr.cluster`)."""
         self.video = video
         self.options = options
         self.listener = listener or _silent
         self.stats = RunStats()
         self.report: dict[str, Any] = {}
         self.all_cues: list[Cue] = []
+        self.segment = segment
+        self.trace = None if segment is None else SegmentTrace()
+        self._last_fed = -1
 
     def cues(self) -> Iterator[Cue]:
         from flowocr.cues.builder import CueBuilder
@@ -121,7 +148,7 @@ class VideoRun:
         from flowocr.decode.sharded import ShardedSource, ShardOptions
         from flowocr.ocr.area import parse_area
         from flowocr.ocr.engine import check_engine, get_engine
-        from flowocr.output.writers import JsonlWriter
+        from flowocr.output.writers import JsonlWriter, make_output_dir
         from flowocr.probe import probe
 
         opts = self.options
@@ -140,16 +167,19 @@ class VideoRun:
             rect = self._auto_area(info, self.engine)
         self.area = rect
         self.listener("area", {"area": str(rect), "auto": area_spec.is_auto})
-        os.makedirs(opts.out_dir, exist_ok=True)
+        if self.segment is None:
+            make_output_dir(opts.out_dir)
         state = self._resume_state()
         aux = None if opts.no_aux else AuxSpec(scale=opts.aux_scale)
         source = ShardedSource(info, lanes, ShardOptions(
             fps=opts.fps, block_sec=opts.block_sec, first_block_sec=opts.first_block_sec,
-            budget_mb=opts.budget_mb, ahead=opts.ahead, aux=aux, from_index=0 if state is None else state.frame,
+            budget_mb=opts.budget_mb, ahead=opts.ahead, aux=aux,
+            from_index=self.segment.start if self.segment else 0 if state is None else state.frame,
+            until_index=self.segment.stop if self.segment else None,
         ))  # fmt: skip
         self.source = source
         self.jsonl = None
-        if "jsonl" in opts.formats:
+        if "jsonl" in opts.formats and self.segment is None:
             resume_at = None if state is None else state.jsonl_bytes
             self.jsonl = JsonlWriter(opts.output(self.video, "jsonl"), resume_at=resume_at)
         self.builder = CueBuilder()
@@ -171,8 +201,14 @@ class VideoRun:
                 waited = time.monotonic()
             yield from sampler.finish()
             index = source.index
-            for cue in self.builder.finish(index.duration, len(index)):
-                yield self._emit(sampler.refine(cue))
+            stop = len(index) if self.segment is None else min(self.segment.stop, len(index))
+            self._last_fed = stop
+            if stop == len(index):
+                for cue in self.builder.finish(index.duration, len(index)):
+                    yield self._emit(sampler.refine(cue))
+            else:  # the end of a range, not of the video: these cues are never used (see flowocr.cluster)
+                for cue in self.builder.finish(index.seconds(stop), stop):
+                    yield self._emit(cue)
             complete = True
         except BaseException as exc:
             error = exc
@@ -190,9 +226,11 @@ class VideoRun:
         from flowocr import resume as resuming
 
         opts = self.options
+        self.resumed_from = None
+        if self.segment is not None:
+            return None
         self._checkpoint_file = resuming.checkpoint_path(opts.output(self.video, "json"))
         self._checkpoint_at = time.monotonic()
-        self.resumed_from = None
         if not opts.resume:
             resuming.remove(self._checkpoint_file)
             return None
@@ -220,6 +258,10 @@ class VideoRun:
         text on the frame, no open cue) and the last one is ``CHECKPOINT_EVERY_S`` old (:mod:`flowocr.resume`)."""
         from flowocr import resume as resuming
 
+        if self.trace is not None:
+            if any(lo <= index < hi for lo, hi in self.segment.watch):
+                self.trace.states[index] = (self.builder.snapshot(), self.sampler.snapshot())
+            return
         if lines or not self.builder.idle:
             return
         now = time.monotonic()
@@ -290,6 +332,9 @@ class VideoRun:
     def feed(self, index: int, pts: int, lines: tuple, reused: bool) -> list[Cue]:
         """One OCR'd (or reused) frame into the JSONL and the cue builder; the cues that became final."""
         text = FrameText(index, pts, self.source.index.seconds(index), lines, reused)
+        self._last_fed = index
+        if self.trace is not None:
+            self.trace.frames.append(text)
         self.stats.frames += 1
         if reused:
             self.stats.ocr_reused += 1
@@ -307,6 +352,8 @@ class VideoRun:
         return self.builder.feed(text)
 
     def _emit(self, cue: Cue) -> Cue:
+        if self.trace is not None:
+            self.trace.cues.append((self._last_fed, cue))
         self.stats.cues += 1
         if self.stats.first_cue_s is None:
             self.stats.first_cue_s = time.monotonic() - self._started
@@ -333,22 +380,27 @@ class VideoRun:
         return find_text_band(results, info.display_width, info.display_height)
 
     def _finish(self, complete: bool, error: BaseException | None, started: float) -> None:
-        from flowocr.errors import one_line
-        from flowocr.output.writers import write_ass, write_json, write_srt, write_txt, write_vtt
+        from flowocr.errors import OutputError, one_line
+        from flowocr.output.writers import ass_text, atomic_write_texts, srt_text, txt_text, vtt_text, write_json
 
         opts = self.options
         cues = self.all_cues
-        if complete:
+        output_failure: OutputError | None = None
+        if complete and self.segment is None:
             info = self.info
-            writers = {
-                "srt": lambda p: write_srt(cues, p),
-                "vtt": lambda p: write_vtt(cues, p),
-                "ass": lambda p: write_ass(cues, p, info.display_width, info.display_height),
-                "txt": lambda p: write_txt(cues, p),
+            texts = {
+                "srt": lambda: srt_text(cues),
+                "vtt": lambda: vtt_text(cues),
+                "ass": lambda: ass_text(cues, info.display_width, info.display_height),
+                "txt": lambda: txt_text(cues),
             }
-            for fmt, write in writers.items():
-                if fmt in opts.formats:
-                    write(opts.output(self.video, fmt))
+            try:
+                # One step for all: a write that fails (disk full) leaves every earlier final file as it was.
+                chosen = [f for f in texts if f in opts.formats]
+                atomic_write_texts({opts.output(self.video, f): texts[f]() for f in chosen})
+            except OutputError as exc:
+                complete, error, output_failure = False, exc, exc
+        if complete:
             if hasattr(self, "_checkpoint_file"):
                 from flowocr import resume as resuming
 
@@ -378,12 +430,14 @@ class VideoRun:
             "decode": source.report() if source is not None else None,
             "hw_notes": getattr(self, "hw_notes", []),
         }
-        if "json" in opts.formats and (hasattr(self, "info") or complete):
+        if "json" in opts.formats and (hasattr(self, "info") or complete) and self.segment is None:
             try:
                 write_json(opts.output(self.video, "json"), self.report)
             except OSError:
                 if complete:
                     raise
+        if output_failure is not None:
+            raise output_failure
 
 
 @dataclass
@@ -449,6 +503,10 @@ class _PixelSampler:
 
     def resume(self, state: Checkpoint) -> None:
         self.after, self.ref_index = state.frame, state.ref_index
+
+    def snapshot(self) -> tuple:
+        """What decides this sampler's later choices (with the frames themselves)."""
+        return self.ref_index, self.ref_lines
 
     def take(self, frame) -> Iterator[Cue]:
         from flowocr.ocr.reuse import strokes
@@ -535,21 +593,27 @@ class _ChangeSampler:
         self.extra_frames, self.change_points = state.aux.get("extra_frames", 0), state.aux.get("change_points", 0)
         self.run.aux_stats.update(extra_frames=self.extra_frames, change_points=self.change_points)
 
+    def snapshot(self) -> tuple:
+        """What decides this sampler's later choices (with the frames and the detector's changes after them)."""
+        return self.ref_index, self.last_lines
+
     def take(self, frame) -> Iterator[Cue]:
         from flowocr.aux.client import AuxError
 
         index = self.run.source.index
         if frame.stream == "aux":
-            if frame.index != self.next_aux:
+            # A forward jump skips frames the source itself lacks (the sharded source checked them before it handed
+            # this frame on; a lost one would have stopped it): the detector compares across the gap.
+            if frame.index < self.next_aux:
                 raise AuxError(
-                    f"{self.run.video}: the aux stream jumped from frame {self.next_aux - 1} to {frame.index}"
+                    f"{self.run.video}: the aux stream went back from frame {self.next_aux - 1} to {frame.index}"
                 )
             if frame.pts != index.pts_of(frame.index):
                 raise AuxError(f"{self.run.video}: aux frame {frame.index} has pts {frame.pts}, the index says "
                                f"{index.pts_of(frame.index)}")  # fmt: skip
             r0, r1, c0, c1 = self.crop
             self.link.send(frame.index, frame.pts, frame.image[r0:r1, c0:c1])
-            self.next_aux += 1
+            self.next_aux = frame.index + 1
             self.run.aux_stats["frames_sent"] += 1
         elif frame.index > self.after:
             self.pending.append(frame)
@@ -576,9 +640,9 @@ class _ChangeSampler:
             yield from self._decide(frame)
 
     def _changes(self, lo: int, hi: int) -> list:
-        """The detector's changes at frames (lo, hi]."""
+        """The detector's changes at frames (lo, hi] (frames the source lacks have none)."""
         results = self.link.results
-        return [results[j] for j in range(lo + 1, hi + 1)]
+        return [results[j] for j in range(lo + 1, hi + 1) if j in results]
 
     def _decide(self, frame) -> Iterator[Cue]:
         from flowocr.aux.detector import spikes

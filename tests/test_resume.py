@@ -219,3 +219,14 @@ def test_resume_with_other_options_starts_afresh_and_says_why(tmp_path):
     assert "options differ from the stopped run's (lang): starting from the beginning" in done.stderr
     report = json.loads((out / "demo.report.json").read_text())
     assert report["complete"] is True and report["resumed_from"] is None and report["cues"] == 6
+
+
+@pytest.mark.parametrize("name", ["h264_bframes_2997.mp4", "vp9_60.webm"])
+def test_source_over_a_range_is_that_slice_of_the_whole_stream(name):
+    info = probe(str(FIXTURES / name))
+    options = ShardOptions(block_sec=Fraction(2), first_block_sec=Fraction(1), aux=AuxSpec(scale=0.25))
+    whole = _frames(ShardedSource(info, SW2, options))
+    n = max(i for i, _ in whole["aux"]) + 1
+    for start, until in ((0, 45), (37, 100), (61, n - 3)):
+        got = _frames(ShardedSource(info, SW2, replace(options, from_index=start, until_index=until)))
+        assert got == {k: [f for f in v if start <= f[0] < until] for k, v in whole.items()}, (name, start, until)

@@ -87,12 +87,22 @@ def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
 @click.option("--resume", is_flag=True,
               help="Continue stopped or killed runs from their checkpoint (<stem>.resume.json); videos whose report "
               "says complete are skipped.")  # fmt: skip
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where videos are read: here, or on Ray (one task per video; extra flowocr[ray]).")
+@click.option("--ray-address", default=None, help="Ray cluster to use (e.g. ray://head:10001); default: a local "
+              "Ray instance started and stopped for this run.")
+@click.option("--ray-workers", type=click.IntRange(1, 1024), default=None,
+              help="CPUs of the local Ray instance (default: all).")
+@click.option("--split-minutes", type=FRACTION, default=None,
+              help="Read each video as ranges of about M minutes in parallel tasks, stitched into the result of one "
+              "reading (with --executor ray across workers).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors and the final failure list.")
 @click.option("--progress", "progress_mode", type=click.Choice(["auto", "rich", "plain", "json"]), default="auto",
               show_default=True, help="How progress is shown: auto (rich on a terminal, else plain lines), rich, "
               "plain, or json (one JSON object per line on stdout, for scripts).")  # fmt: skip
 def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_aux, aux_scale, aux_connect,
-            skip_existing, resume, quiet, progress_mode, **decode) -> None:  # fmt: skip
+            skip_existing, resume, executor, ray_address, ray_workers, split_minutes, quiet, progress_mode,
+            **decode) -> None:  # fmt: skip
     """OCR videos: write subtitles (SRT, WebVTT, ASS), text, per-frame JSONL and a JSON run report.
 
     A folder (its video files) or several videos make a batch: a failure is listed at the end with its reason,
@@ -103,7 +113,9 @@ def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_au
                          formats=formats, skip_existing=skip_existing, quiet=quiet, progress=progress_mode,
                          decode=decode,
                          aux={"no_aux": no_aux, "aux_scale": aux_scale, "aux_connect": aux_connect,
-                              "whole_area": whole_area, "resume": resume})  # fmt: skip
+                              "whole_area": whole_area, "resume": resume},
+                         cluster={"executor": executor, "ray_address": ray_address, "ray_workers": ray_workers,
+                                  "split_minutes": split_minutes})  # fmt: skip
 
 
 @cli.command("calibrate")
@@ -138,12 +150,12 @@ def main(argv: list[str] | None = None, prog_name: str = "flowocr") -> None:
     """Entry point: run the click group, print flowocr errors as one line, exit with their code."""
     from flowocr.errors import FlowOcrError, one_line
 
+    _stop_on_sigterm()
     try:
         cli.main(args=argv, prog_name=prog_name, standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:  # click's wrapping of a KeyboardInterrupt (Ctrl-C, SIGTERM)
         _stop_children()
-        click.echo(f"{prog_name}: interrupted", err=True)
-        sys.exit(130)
+        _interrupted(prog_name, exc.__cause__)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
@@ -153,10 +165,9 @@ def main(argv: list[str] | None = None, prog_name: str = "flowocr") -> None:
         _stop_children()
         click.echo(f"{prog_name}: error: {one_line(exc)}", err=True)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _stop_children()
-        click.echo(f"{prog_name}: interrupted", err=True)
-        sys.exit(130)
+        _interrupted(prog_name, exc)
     except BrokenPipeError:
         # The reader of our output went away (`| head`): stop quietly, like other Unix tools.
         _stop_children()
@@ -173,3 +184,32 @@ def run_ocr2_main() -> None:
 def _stop_children() -> None:
     if "flowocr.ffmpeg" in sys.modules:
         sys.modules["flowocr.ffmpeg"].stop_all()
+
+
+def _interrupted(prog_name: str, cause: BaseException | None) -> None:
+    """One line and the exit code of a stop from outside: 143 for SIGTERM, 130 for Ctrl-C."""
+    from flowocr.errors import Terminated
+
+    if isinstance(cause, Terminated):
+        click.echo(f"{prog_name}: terminated (SIGTERM); every child process was stopped", err=True)
+        sys.exit(Terminated.exit_code)
+    click.echo(f"{prog_name}: interrupted", err=True)
+    sys.exit(130)
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM (``kill``, a service manager, a CI time limit) stops a run the way Ctrl-C does: it raises
+    :class:`~flowocr.errors.Terminated` in the main thread, so every ``finally`` stops the lanes, the scan and the
+    detector, keeps what was written and writes the report (``complete: false``). A second SIGTERM while that
+    clean-up runs is ignored, so that nothing is left behind (SIGKILL still ends the process at once)."""
+    import signal
+    import threading
+
+    from flowocr.errors import Terminated
+
+    def on_sigterm(signum, frame) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated("stopped by SIGTERM")
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, on_sigterm)

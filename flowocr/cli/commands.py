@@ -174,10 +174,11 @@ def plan_command(
 def run_command(
     inputs: list[str], *, out_dir: str, fps: Fraction, area: str, lang: str, engine: str, formats: str,
     skip_existing: bool, quiet: bool, decode: dict, aux: dict | None = None, progress: str = "auto",
+    cluster: dict | None = None,
 ) -> None:  # fmt: skip
     from flowocr.calibrate import CONSERVATIVE, fill_decode_options
     from flowocr.cli.progress import make_progress
-    from flowocr.errors import BatchFailed, FlowOcrError, one_line
+    from flowocr.errors import FlowOcrError, one_line
     from flowocr.ocr.area import parse_area
     from flowocr.pipeline import RunOptions, VideoRun, expand_inputs, report_says_complete
 
@@ -197,7 +198,8 @@ def run_command(
     videos, failed = expand_inputs(inputs)
     # One plain path is not a batch: its failure is the run's own error (its exit code, its one line).
     single = len(inputs) == 1 and not os.path.isdir(inputs[0]) and not any(ch in inputs[0] for ch in "*?[")
-    if single and failed:
+    if (single or len(inputs) == 1 and not videos) and failed:
+        # One input naming nothing to run (a missing file, a folder without videos): its one line, not a list.
         from flowocr.errors import MissingInput
 
         raise MissingInput(failed[0][1])
@@ -208,6 +210,14 @@ def run_command(
     options = run_options(_calibrated(decode, engine=engine, say=say) if videos else
                           fill_decode_options(decode, CONSERVATIVE))  # fmt: skip
     progress = make_progress(quiet=quiet, total=len(videos), mode=progress)
+    cluster = cluster or {}
+    if cluster.get("executor", "local") != "local" or cluster.get("split_minutes"):
+        try:
+            done = _run_distributed(videos, options, cluster, progress, failed, skip=skip_existing or options.resume)
+        finally:
+            progress.close()
+        _batch_end(videos, failed, done)
+        return
     done = 0
     try:
         for n, video in enumerate(videos, start=1):
@@ -228,11 +238,77 @@ def run_command(
             progress.finished(video, run.report)
     finally:
         progress.close()
+    _batch_end(videos, failed, done)
+
+
+def _batch_end(videos: list[str], failed: list[tuple[str, str]], done: int) -> None:
+    from flowocr.errors import BatchFailed
+
     if failed:
         lines = [f"{len(failed)} of {len(videos) + sum(1 for f in failed if f[0] not in videos)} inputs failed:"]
         lines += [f"  {reason}" for _, reason in failed]
         sys.stderr.write("\n".join(lines) + "\n")
         raise BatchFailed(f"{len(failed)} input(s) failed; {done} completed")
+
+
+def _run_distributed(videos: list[str], options, cluster: dict, progress, failed: list, *, skip: bool) -> int:
+    """``--executor ray`` and/or ``--split-minutes``: tasks of :mod:`flowocr.cluster`; failures go to ``failed``
+    as a local batch lists them. Returns how many videos completed."""
+    from flowocr import cluster as distributed
+    from flowocr.errors import one_line
+    from flowocr.pipeline import report_says_complete
+
+    pending = []
+    for n, video in enumerate(videos, start=1):
+        if skip and report_says_complete(options.output(video, "json")):
+            progress.note(f"[{n}/{len(videos)}] {video}: skipped (its report says complete)")
+        else:
+            pending.append(video)
+    if not pending:
+        return 0
+    executor = distributed.make_executor(cluster.get("executor", "local"), address=cluster.get("ray_address"),
+                                         workers=cluster.get("ray_workers"))  # fmt: skip
+    done = 0
+    try:
+        if not options.resume:
+            distributed.clear_checkpoints(pending, options)
+        minutes = cluster.get("split_minutes")
+        if minutes:
+            for video in pending:
+                try:
+                    report = distributed.run_split(video, options, minutes, executor.submit, executor.gather)
+                except Exception as exc:  # noqa: BLE001 - a task's error, listed like a local failure
+                    failed.append((video, _task_error(video, exc)))
+                    progress.failed(video, _task_error(video, exc))
+                    continue
+                done += 1
+                progress.finished(video, report)
+            return done
+        results = executor.gather([executor.submit(distributed.video_task, video, options) for video in pending])
+        for result in results:
+            if "error" in result:
+                failed.append((result["video"], result["error"]))
+                progress.failed(result["video"], result["error"])
+            else:
+                done += 1
+                progress.finished(result["video"], result["report"])
+    except Exception as exc:  # noqa: BLE001
+        if isinstance(exc, distributed.FlowOcrError):
+            raise
+        what = cluster.get("executor")
+        raise distributed.ExecutorUnavailable(f"the {what} executor failed: {one_line(exc)}") from exc
+    finally:
+        executor.close()
+    return done
+
+
+def _task_error(video: str, exc: BaseException) -> str:
+    from flowocr.errors import FlowOcrError, one_line
+
+    cause = getattr(exc, "cause", None) or exc  # Ray wraps a task's exception
+    if isinstance(cause, FlowOcrError):
+        return one_line(cause)
+    return f"{video}: {type(cause).__name__}: {one_line(cause)}"
 
 
 def _preload_engine(engine: str, lang: str) -> None:

@@ -368,6 +368,17 @@ class CueBuilder:
         after this point returns what this one would (what ``flowocr run --resume`` relies on)."""
         return not self._tracks
 
+    def snapshot(self) -> tuple:
+        """Everything that decides what the frames fed from now on give, as plain comparable data: two builders
+        with equal snapshots return the same cues from the same later frames (what split runs are stitched by)."""
+        tracks = tuple(
+            (t.number, t.region, t.misses,
+             tuple((r.first_index, r.first_time, r.last_index, r.count, r.score_sum, tuple(sorted(r.readings.items())))
+                   for r in t.runs))
+            for t in self._tracks
+        )  # fmt: skip
+        return tracks, tuple(self._frames)
+
     def feed(self, frame: FrameText) -> list[Cue]:
         """Add one sampled frame (later than every frame fed before); return the cues that became final."""
         if self._finished:

@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 
 from flowocr import ffmpeg
-from flowocr.errors import DecodeError, HwaccelMismatch
+from flowocr.errors import DecodeError, HwaccelMismatch, OutputError
 from flowocr.plan import Block
 from flowocr.probe.facts import VideoInfo
 from flowocr.probe.index import FrameIndex, end_of_last_frame, grid_step, is_sampled, keyframe_at_or_before
@@ -38,7 +38,9 @@ from flowocr.probe.scan import source_frames
 
 Stream = Literal["main", "aux"]
 
-_SHOWINFO = re.compile(r"^\[showinfo@([dmx]) @ [^\]]+\] (.*)$")
+_SHOWINFO = re.compile(r"^\[showinfo@([dmx]) @ [^\]]+\] (?:\[\w+\] )?(.*)$")
+# ffmpeg runs with ``-loglevel level+info``: a line at level error or worse is a decoding (or demuxing) error.
+_ERROR_LINE = re.compile(r"\[(?:error|fatal|panic)\] ")
 _SHOWINFO_FRAME = re.compile(r"^n:\s*\d+\s+pts:\s*(-?\d+|NOPTS)")
 # Frames waiting between the pipe readers and the consumer, per lane. A full queue makes the reader wait,
 # which makes ffmpeg wait on its pipe: that is the lane's back-pressure.
@@ -91,6 +93,12 @@ class LaneStats:
     lost_aux: list[int] = field(default_factory=list)
     #: Missing frames that could not be checked against the source (ffprobe failed).
     probe_unknown: int = 0
+    #: Lines at level error that ffmpeg printed while decoding (corrupt packets; 0 for a sound file).
+    decode_errors: int = 0
+    #: Frames that ffmpeg, after reporting decoding errors, repeated (a second picture under a timestamp already
+    #: delivered: dropped) or did not yield although the frame check decoded something for them. Damage in the
+    #: source, not a lane fault: two decodes of damaged data conceal it differently, so neither vouches for them.
+    damaged: list[int] = field(default_factory=list)
     decoded_first_pts: int | None = None
     decoded_frames: int = 0
     reseeks: int = 0
@@ -298,9 +306,16 @@ class _Run:
                 kept = [lane.index.pts_of(i) for i in self.aux_wanted if i not in lane.inject_drop_aux]
                 aux = f"select='{select_expr(kept)}'," + aux
             graph = f"{head},split=2[a][b];[a]{main};[b]{aux},showinfo@x=checksum=0[x]\n"
-        fd, path = tempfile.mkstemp(prefix="flowocr-graph-", suffix=".txt")
-        with os.fdopen(fd, "w") as f:
-            f.write(graph)
+        try:
+            fd, path = tempfile.mkstemp(prefix="flowocr-graph-", suffix=".txt")
+        except OSError as exc:
+            raise _no_script(tempfile.gettempdir(), exc) from exc
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(graph)
+        except OSError as exc:
+            os.unlink(path)
+            raise _no_script(path, exc) from exc
         return path
 
     # --- stderr: ffmpeg's per-frame reports ---------------------------------------------------------------
@@ -308,6 +323,9 @@ class _Run:
     def _on_line(self, line: str) -> bool:
         m = _SHOWINFO.match(line)
         if m is None:
+            if _ERROR_LINE.search(line):
+                with self.cond:
+                    self.lane.stats.decode_errors += 1
             return False
         frame = _SHOWINFO_FRAME.match(m.group(2))
         if frame is not None:
@@ -395,6 +413,12 @@ class _Run:
                     f"{self.proc.what}: ffmpeg delivered a {stream} frame with pts {pts}, which the packet "
                     "scan does not list"
                 )
+            last = check[stream].last
+            if last is not None and frame_index <= last and self._damaged_input():
+                # A second picture under a timestamp already delivered, after ffmpeg reported decoding errors: its
+                # error concealment guessed the timestamp. Damage in the source, named in the report; not a fault.
+                lane.stats.damaged.append(frame_index)
+                continue
             skipped = check[stream].accept(frame_index, self.proc.what)
             if skipped:
                 # A hole before this frame: settle it before anything after it is handed out.
@@ -488,6 +512,7 @@ class _Run:
             self._present = source_frames(lane.info, lane.index, lane.block.lo, lane.block.hi)
         present = self._present
         hw = lane.hw
+        damaged = not hw and self._damaged_input()  # a hw lane's loss is decoded again in software first
         for missing, material, lost in (
             (missing_main, stats.material_main, stats.lost_main),
             (missing_aux, stats.material_aux, stats.lost_aux),
@@ -497,6 +522,8 @@ class _Run:
                     stats.probe_unknown += 1
                     if hw:
                         lost.append(i)
+                elif lane.index.pts_of(i) in present and damaged:
+                    stats.damaged.append(i)
                 elif lane.index.pts_of(i) in present:
                     lost.append(i)
                 else:
@@ -504,6 +531,12 @@ class _Run:
         if lane.strict and (stats.lost_main or stats.lost_aux):
             error = HwaccelMismatch if hw else DecodeError
             raise error(self._lost_message())
+
+    def _damaged_input(self) -> bool:
+        """ffmpeg has reported decoding errors in this block so far (its stderr is read up to the frame in hand:
+        the report of a frame comes after the errors of the packets before it)."""
+        with self.cond:
+            return self.lane.stats.decode_errors > 0
 
     def _lost_message(self) -> str:
         stats = self.lane.stats
@@ -520,6 +553,11 @@ class _Run:
             t.join(timeout=5)
         with contextlib.suppress(OSError):
             os.unlink(self.script)
+
+
+def _no_script(path: str, exc: OSError) -> OutputError:
+    return OutputError(f"{path}: cannot write ffmpeg's filter script ({exc.strerror or exc}); check that the temp "
+                       "folder (TMPDIR) is writable and has free space")  # fmt: skip
 
 
 class _Checker:

@@ -61,6 +61,9 @@ class ShardOptions:
     #: Resume point: no frame before this index is delivered, on either stream (blocks wholly before it are not
     #: decoded; the block holding it decodes from its keyframe and delivers from this frame on).
     from_index: int = 0
+    #: End of a range (``None``: the end of the video): no frame at or after this index is delivered, and blocks
+    #: starting there are not decoded.
+    until_index: int | None = None
 
     def __post_init__(self) -> None:
         if self.fps <= 0:
@@ -115,6 +118,28 @@ class BlockRecord:
     material_gaps: int = 0
     probe_unknown: int = 0
     skipped: bool = False
+    damaged: int = 0
+    decoder_errors: int = 0
+    #: The frames behind ``material_gaps`` and ``damaged`` (for the report's stretches, not listed per block).
+    gap_frames: list[int] = field(default_factory=list)
+
+
+def gap_stretches(gaps: Sequence[int], wanted: Sequence[int]) -> list[tuple[int, int]]:
+    """Frames ``[lo, hi)`` of the stretches the source lacks: ``gaps`` (sorted) merged wherever no ``wanted`` frame
+    (sorted; every frame with the aux stream, else the grid) between two of them was delivered. A stretch ends after
+    its last missing frame: without the aux stream, frames between grid frames are not looked at."""
+    import bisect
+
+    stretches: list[tuple[int, int]] = []
+    for i in gaps:
+        if stretches:
+            lo, hi = stretches[-1]
+            between = bisect.bisect_left(wanted, i) - bisect.bisect_left(wanted, hi)
+            if between <= 0:
+                stretches[-1] = (lo, i + 1)
+                continue
+        stretches.append((i, i + 1))
+    return stretches
 
 
 class ShardedSource:
@@ -199,7 +224,9 @@ class ShardedSource:
                 self._cond.wait()
 
     def _check_complete(self) -> None:
-        if self._plan_error is None and self._blocks and self._blocks[-1].hi != len(self.index):
+        until = self.options.until_index
+        last = self._blocks[-1].hi if self._blocks else None
+        if self._plan_error is None and last is not None and last != len(self.index) and last != until:
             raise DecodeError(
                 f"{self.info.path}: blocks end at frame {self._blocks[-1].hi} but the file has {len(self.index)}"
             )
@@ -236,14 +263,17 @@ class ShardedSource:
         last = block.hi == len(self.index) and self.index.complete
         grid = grid_between(self.index, block.lo, block.hi, self.index.end_pts if last else None, self.options.fps)
         grid = [i for i in grid if self._in_window(self.index.pts_of(i))]
-        before = block.hi <= self.options.from_index
-        if block.lo < self.options.from_index < block.hi:
-            block = replace(block, lo=self.options.from_index)  # decoded from its keyframe, delivered from here
-        grid = [] if before else [i for i in grid if i >= self.options.from_index]
+        start, until = self.options.from_index, self.options.until_index
+        outside = block.hi <= start or (until is not None and block.lo >= until)
+        if block.lo < start < block.hi:
+            block = replace(block, lo=start)  # decoded from its keyframe, delivered from here
+        if until is not None and block.lo < until < block.hi:
+            block = replace(block, hi=until, open_end=False)
+        grid = [] if outside else [i for i in grid if start <= i < (block.hi if until is not None else i + 1)]
         with self._cond:
             self._blocks.append(block)
             self._grids.append(grid)
-            self._records.append(BlockRecord(block.number, block.lo, block.hi, block.seek, skipped=before))
+            self._records.append(BlockRecord(block.number, block.lo, block.hi, block.seek, skipped=outside))
             self._cond.notify_all()
 
     def _in_window(self, pts: int) -> bool:
@@ -339,6 +369,9 @@ class ShardedSource:
         record = self._records[block.number]
         record.material_gaps += len(decoder.stats.material_main) + len(decoder.stats.material_aux)
         record.probe_unknown += decoder.stats.probe_unknown
+        record.damaged += len(decoder.stats.damaged)
+        record.decoder_errors += decoder.stats.decode_errors
+        record.gap_frames += decoder.stats.material_main + decoder.stats.material_aux + decoder.stats.damaged
 
     def _put(self, number: int, frame: Frame) -> None:
         """Add a frame to its block's slot, waiting while the byte budget is exceeded (except for the block
@@ -429,6 +462,7 @@ class ShardedSource:
         """The decode report (DESIGN §10): blocks and lanes, seconds per lane, peak buffer, gaps, plan error."""
         with self._cond:
             records = [vars(r).copy() for r in self._records]
+            gap_frames = sorted({i for r in records for i in r.pop("gap_frames")})
             return {
                 "lanes": [{"name": lane.name, "kind": lane.kind, "hwaccel": lane.hwaccel} for lane in self.lanes],
                 "ahead": self.ahead,
@@ -442,6 +476,9 @@ class ShardedSource:
                 "peak_ahead_bytes": self._peak_ahead,
                 "gaps": {
                     "material": sum(r["material_gaps"] for r in records),
+                    "damaged": sum(r["damaged"] for r in records),
+                    "decoder_errors": sum(r["decoder_errors"] for r in records),
+                    "stretches": self._stretches(gap_frames),
                 },
                 "probe_unknown": sum(r["probe_unknown"] for r in records),
                 "plan_error": self._plan_error,
@@ -450,6 +487,26 @@ class ShardedSource:
                 "index_complete": self.index.complete,
                 "wall_s": round(time.monotonic() - self._t0, 3) if self._t0 else 0.0,
             }
+
+
+    def _stretches(self, gap_frames: list[int]) -> list[dict[str, Any]]:
+        """The report's ``gaps.stretches``: frames ``[lo, hi)`` and times (s from the first frame) of each stretch the
+        source lacks or ffmpeg could not decode (caller holds the lock)."""
+        import bisect
+
+        if not gap_frames:
+            return []
+        aux = self.options.aux
+        wanted = sorted({i for n, block in enumerate(self._blocks) for i in (
+            *self._grids[n], *(range(block.lo, block.hi, aux.every) if aux is not None else ()))})  # fmt: skip
+        index, out = self.index, []
+        for lo, hi in gap_stretches(gap_frames, wanted):
+            end = index.pts_of(hi) if hi < len(index) else (index.end_pts or index.pts_of(hi - 1))
+            count = bisect.bisect_left(gap_frames, hi) - bisect.bisect_left(gap_frames, lo)
+            out.append({"lo": lo, "hi": hi, "frames": count,
+                        "start_s": round(float(index.seconds(lo)), 6),
+                        "end_s": round(float((end - index.pts_of(0)) * index.time_base), 6)})  # fmt: skip
+        return out
 
 
 class _Stopped(Exception):

@@ -153,6 +153,13 @@ def check_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG) -> Non
         )
 
 
+def engine_loaded(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> bool:
+    """Whether :func:`get_engine` with these arguments would return models already loaded in this process."""
+    cls = _engine_class(name)
+    with _instances_lock:
+        return (cls.NAME, cls.model_lang(lang), threads) in _instances
+
+
 def get_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> OcrEngine:
     """The process-wide engine ``name`` reading ``lang``, loading its models on first use.
 

@@ -16,41 +16,82 @@ rounding (shorter than one unit) ends one unit after its start, so ``end > start
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from flowocr.cues.model import Cue, FrameText
+from flowocr.errors import OutputError
 
 PathLike = str | os.PathLike[str]
 
 
+def cannot_write(path: PathLike, exc: OSError) -> OutputError:
+    """The one-line error for an output that cannot be written: the path, the system's reason, what to do."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return OutputError(f"{os.fspath(path)}: cannot write ({reason}); check that the output folder (-o) is a "
+                       "writable folder with free space")  # fmt: skip
+
+
+@contextlib.contextmanager
+def writing(path: PathLike) -> Iterator[None]:
+    """Turn an :class:`OSError` raised inside into :class:`OutputError` naming ``path``."""
+    try:
+        yield
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise cannot_write(path, exc) from exc
+
+
+def make_output_dir(path: PathLike) -> None:
+    """Create the output folder (and its parents) unless it exists; :class:`OutputError` when that fails (a file
+    in the way, no permission, a read-only file system)."""
+    with writing(path):
+        os.makedirs(path, exist_ok=True)
+
+
 def atomic_write_text(path: PathLike, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8, ``\\n`` line ends) atomically: temp file in the same folder, fsync,
-    ``os.replace``. On any failure the temp file is removed and ``path`` is untouched."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    ``os.replace``. On any failure the temp file is removed and ``path`` is untouched (:class:`OutputError`
+    when the file system refused)."""
+    atomic_write_texts({path: text})
+
+
+def atomic_write_texts(files: dict[PathLike, str]) -> None:
+    """Replace several files atomically as one step as far as a file system allows: every text is written to a
+    temp file beside its target and fsynced first, and only then are they renamed over their targets. A failure
+    while writing (disk full) removes the temp files and leaves every target untouched (:class:`OutputError`)."""
+    temps: list[tuple[str, Path]] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
+        for path, text in files.items():
+            target = Path(path)
+            with writing(target):
+                fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+                temps.append((tmp, target))
+                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+                    out.write(text)
+                    out.flush()
+                    os.fsync(out.fileno())
+        for tmp, target in temps:
+            with writing(target):
+                os.replace(tmp, target)
     except BaseException:
         # Also on KeyboardInterrupt: a stray temp file beside the outputs is worse than a missing output.
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        for tmp, _ in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         raise
-    _fsync_dir(target.parent)
+    for folder in {target.parent for _, target in temps}:
+        _fsync_dir(folder)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -236,27 +277,30 @@ class JsonlWriter:
         frames before its checkpoint); else start it afresh."""
         self.path = Path(path)
         self.part_path = self.path.with_name(self.path.name + ".part")
-        if resume_at is None:
-            self._out: IO[str] | None = open(self.part_path, "w", encoding="utf-8", newline="\n")
-        else:
-            self._out = open(self.part_path, "r+", encoding="utf-8", newline="\n")
-            self._out.truncate(resume_at)
-            self._out.seek(resume_at)
+        with writing(self.part_path):
+            if resume_at is None:
+                self._out: IO[str] | None = open(self.part_path, "w", encoding="utf-8", newline="\n")
+            else:
+                self._out = open(self.part_path, "r+", encoding="utf-8", newline="\n")
+                self._out.truncate(resume_at)
+                self._out.seek(resume_at)
         self.count = 0
 
     def sync(self) -> int:
         """Flush and fsync what was written; the byte length of the complete lines in the ``.part`` file."""
         if self._out is None:
             raise ValueError(f"{self.path}: sync() after close()")
-        self._out.flush()
-        os.fsync(self._out.fileno())
-        return self._out.tell()
+        with writing(self.part_path):
+            self._out.flush()
+            os.fsync(self._out.fileno())
+            return self._out.tell()
 
     def write(self, frame: FrameText) -> None:
         if self._out is None:
             raise ValueError(f"{self.path}: write() after close()")
-        self._out.write(json.dumps(frame_record(frame), ensure_ascii=False) + "\n")
-        self._out.flush()
+        with writing(self.part_path):
+            self._out.write(json.dumps(frame_record(frame), ensure_ascii=False) + "\n")
+            self._out.flush()
         self.count += 1
 
     def close(self, complete: bool) -> None:
@@ -265,12 +309,20 @@ class JsonlWriter:
             return
         out, self._out = self._out, None
         try:
-            out.flush()
-            os.fsync(out.fileno())
-        finally:
-            out.close()
+            with writing(self.part_path):
+                try:
+                    out.flush()
+                    os.fsync(out.fileno())
+                finally:
+                    out.close()
+        except OutputError:
+            if complete:
+                raise
+            # An unfinished stream keeps what reached the disk; the run's own error (often this same one) is
+            # what gets reported, not a second failure to flush.
         if complete:
-            os.replace(self.part_path, self.path)
+            with writing(self.path):
+                os.replace(self.part_path, self.path)
             _fsync_dir(self.path.parent)
 
     def __enter__(self) -> JsonlWriter:
