@@ -35,15 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from flowocr.cues.model import Cue, FrameText
-from flowocr.errors import FlowOcrError, UsageError, one_line
+from flowocr.errors import ExecutorUnavailable, FlowOcrError, UsageError, one_line
 from flowocr.pipeline import RunOptions, Segment, SegmentTrace, VideoRun
 
 #: Left context and overlap of a split range, in seconds of video (at most the range's own length).
 CONTEXT_SEC = Fraction(30)
-
-
-class ExecutorUnavailable(FlowOcrError):
-    exit_code = 11
 
 
 class StitchError(Exception):

@@ -92,7 +92,7 @@ class OutputError(FlowOcrError, OSError):
     :class:`OSError`, so code that handles file errors keeps working.
     """
 
-    exit_code = 11
+    exit_code = 12
 
 
 class Terminated(KeyboardInterrupt):
@@ -128,3 +128,9 @@ class CalibrationFailed(FlowOcrError):
     """
 
     exit_code = 10
+
+
+class ExecutorUnavailable(FlowOcrError):
+    """``--executor ray``: Ray is not installed, or the cluster cannot be started or reached."""
+
+    exit_code = 11

@@ -106,6 +106,21 @@ def _silent(event: str, data: dict[str, Any]) -> None:
     pass
 
 
+def _error_text(error: BaseException | None) -> str | None:
+    """Why a run did not complete, in one line, for its report."""
+    from flowocr.errors import Terminated, one_line
+
+    if error is None:
+        return None
+    if isinstance(error, Terminated):
+        return "terminated (SIGTERM) before the end"
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted (Ctrl-C) before the end"
+    if isinstance(error, FlowOcrError):
+        return one_line(error)
+    return f"{type(error).__name__}: {one_line(error)}"
+
+
 def _in_background(work: Callable[[], Any]):
     """``work()`` on a thread of its own; returns its Future."""
     from concurrent.futures import Future
@@ -380,7 +395,7 @@ class VideoRun:
         return find_text_band(results, info.display_width, info.display_height)
 
     def _finish(self, complete: bool, error: BaseException | None, started: float) -> None:
-        from flowocr.errors import OutputError, one_line
+        from flowocr.errors import OutputError
         from flowocr.output.writers import ass_text, atomic_write_texts, srt_text, txt_text, vtt_text, write_json
 
         opts = self.options
@@ -409,8 +424,7 @@ class VideoRun:
         self.report = {
             "video": self.video,
             "complete": complete,
-            "error": None if error is None else (one_line(error) if isinstance(error, FlowOcrError) else
-                                                 f"{type(error).__name__}: {one_line(error)}"),  # fmt: skip
+            "error": _error_text(error),
             "facts": self.info.to_json() if hasattr(self, "info") else None,
             "options": {k: (float(v) if isinstance(v, Fraction) else v) for k, v in asdict(opts).items()},
             "area": str(self.area) if hasattr(self, "area") else None,

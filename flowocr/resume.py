@@ -75,13 +75,21 @@ def checkpoint_path(report_path: Path) -> Path:
 
 
 def save(path: Path, checkpoint: Checkpoint) -> None:
-    """Replace the checkpoint atomically (a kill at any moment leaves the old one or the new one)."""
+    """Replace the checkpoint atomically (a kill at any moment leaves the old one or the new one); a full disk is
+    :class:`~flowocr.errors.OutputError` and leaves no temp file."""
+    from flowocr.output.writers import writing
+
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(checkpoint.to_json(), f, ensure_ascii=False)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with writing(path):
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(checkpoint.to_json(), f, ensure_ascii=False)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def load(path: Path, *, video: str, options: Any) -> tuple[Checkpoint | None, str]:

@@ -3,6 +3,7 @@
     python scripts/bench.py decode VIDEO [--fps 2] [--lanes 1,2,4] [--aux]
     python scripts/bench.py decode --generate 1080p60        # makes a 60 s 1080p H.264 input first
     python scripts/bench.py run VIDEO | --generate subs1080p60   # flowocr run vs the limit vs naive OCR
+    python scripts/bench.py batch [--videos 50] [--lanes 3] [--budget-mb 16]   # many short videos in one run
 
 Each measurement runs in a fresh process, so its peak RSS (the process and its ffmpeg children) is its own.
 The decode limit is ``ffmpeg -i F -f null -``: what decoding every frame costs with nothing else to do.
@@ -10,6 +11,9 @@ Goal (issue 3): 2 sw lanes no slower than 1.10 x the single lane on a 60 s 1080p
 Goal (issue 5): ``flowocr run`` at most 1.5 x the limit on a 60 s 1080p video with about 20 cues. The naive
 method most tools use is measured beside it: OCR of every frame sampled at 3 fps with the same engine,
 merging similar consecutive texts.
+Load (issue 7): ``batch`` generates N short videos and runs ``flowocr run`` over their folder (N lanes each, a small
+budget) in a fresh process; it prints the wall time, the peak RSS of that process tree (its largest process) and
+whether every report says complete.
 """
 
 from __future__ import annotations
@@ -134,6 +138,52 @@ def _peak_rss_mb() -> float:
     return round(max(own, children) / 1024, 1)
 
 
+def generate_batch(folder: Path, videos: int, seconds: float, size: str) -> list[Path]:
+    """``videos`` short H.264 clips (testsrc2: moving text for the OCR), a keyframe every 5 frames so that a short
+    block size spreads each over the lanes. One is encoded; the others are copies under their own names."""
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    first = folder / "clip_000.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=s={size}:r=25:d={seconds}",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "5", "-pix_fmt", "yuv420p", str(first)],
+                   check=True)  # fmt: skip
+    paths = [first]
+    for n in range(1, videos):
+        paths.append(folder / f"clip_{n:03d}.mp4")
+        shutil.copy(first, paths[-1])
+    return paths
+
+
+def measure_batch(folder: str, lanes: int, budget_mb: str) -> dict:
+    out = tempfile.mkdtemp(prefix="flowocr-bench-batch-")
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "flowocr", "run", folder, "-o", out, "--quiet",
+                           "--lanes", ",".join(["sw"] * lanes), "--budget-mb", budget_mb, "--block-sec", "0.2",
+                           "--first-block-sec", "0"], capture_output=True, text=True)  # fmt: skip
+    wall = time.perf_counter() - started
+    reports = [json.loads(p.read_text()) for p in sorted(Path(out).glob("*.report.json"))]
+    return {"wall_s": wall, "peak_rss_mb": _peak_rss_mb(), "exit": done.returncode, "reports": len(reports),
+            "complete": sum(1 for r in reports if r["complete"]),
+            "peak_buffered_mb": max((r["decode"]["peak_buffered_mb"] for r in reports if r["decode"]), default=0.0),
+            "stderr": done.stderr.strip().splitlines()[-3:]}  # fmt: skip
+
+
+def bench_batch(videos: int, lanes: int, budget_mb: str, seconds: float, size: str) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="flowocr-bench-batch-in-"))
+    generate_batch(folder, videos, seconds, size)
+    r = run_measure(["batch", str(folder), str(lanes), budget_mb])
+    all_complete = r["complete"] == videos and r["exit"] == 0
+    print(f"batch benchmark: {videos} videos of {seconds:g} s at {size}, {lanes} sw lanes, --budget-mb {budget_mb}, "
+          f"{os.cpu_count()} cores")  # fmt: skip
+    print(f"{'wall s':>8} {'s/video':>8} {'peak RSS MB':>12} {'peak buffer MB':>15} {'complete':>9}")
+    print(f"{r['wall_s']:>8.2f} {r['wall_s'] / videos:>8.2f} {r['peak_rss_mb']:>12.1f} {r['peak_buffered_mb']:>15.2f} "
+          f"{'yes' if all_complete else 'no':>9}")  # fmt: skip
+    if not all_complete:
+        print(f"{r['complete']} of {videos} complete (exit {r['exit']}): " + " | ".join(r["stderr"]))
+        sys.exit(1)
+
+
 def measure_ffmpeg(video: str) -> dict:
     started = time.perf_counter()
     subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", video, "-map", "0:v:0", "-f", "null", "-"], check=True)
@@ -188,6 +238,8 @@ def main() -> None:
             result = measure_run(video)
         elif kind == "naive":
             result = measure_naive(video)
+        elif kind == "batch":
+            result = measure_batch(video, int(sys.argv[4]), sys.argv[5])
         else:
             result = measure_sharded(video, int(sys.argv[4]), Fraction(sys.argv[5]), "--aux" in sys.argv)
         print(json.dumps(result))
@@ -205,7 +257,16 @@ def main() -> None:
     run.add_argument("video", nargs="?")
     run.add_argument("--generate", choices=["subs1080p60"], help="generate a 60 s 1080p video with 20 cues")
     run.add_argument("--repeat", type=int, default=1)
+    batch = sub.add_parser("batch", help="flowocr run over a folder of many short generated videos")
+    batch.add_argument("--videos", type=int, default=50)
+    batch.add_argument("--lanes", type=int, default=3)
+    batch.add_argument("--budget-mb", default="16")
+    batch.add_argument("--seconds", type=float, default=1.0, help="length of each video")
+    batch.add_argument("--size", default="160x90", help="frame size of each video")
     args = parser.parse_args()
+    if args.command == "batch":
+        bench_batch(args.videos, args.lanes, args.budget_mb, args.seconds, args.size)
+        return
     if args.command == "run":
         target = Path(tempfile.gettempdir()) / "flowocr-bench-subs1080p60.mp4"
         video = str(generate_subtitled(target)) if args.generate else args.video

@@ -197,3 +197,17 @@ def test_read_srt_names_the_file_and_line_of_a_broken_timing(tmp_path):
     path.write_text("1\n00:00:01 --> soon\nx\n")
     with pytest.raises(ValueError, match=r"bad\.srt:2"):
         read_srt(path)
+
+
+def test_final_files_follow_the_umask_like_any_new_file(tmp_path):
+    import os
+    import stat
+
+    from flowocr.output.writers import atomic_write_text
+
+    old = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "a.srt", "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "a.srt").stat().st_mode) == 0o644

@@ -109,7 +109,9 @@ def frames_command(
         raise UsageError(f"--end ({float(end)}) must be after --start ({float(start)})")
     source, notes = _sharded_source(video, fps=fps, decode=decode or {}, start=start, end=end)
     if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
+        from flowocr.output.writers import make_output_dir
+
+        make_output_dir(out_dir)
         import cv2
     index = source.index
     try:
@@ -132,7 +134,9 @@ def frames_command(
         sys.stderr.write(f"flowocr: note: planning failed part way ({report['plan_error']}); the rest was decoded "
                          "as one block\n")  # fmt: skip
     if report_path:
-        with open(report_path, "w", encoding="utf-8") as f:
+        from flowocr.output.writers import writing
+
+        with writing(report_path), open(report_path, "w", encoding="utf-8") as f:
             json.dump(report, f, indent=2)
 
 

@@ -415,8 +415,8 @@ class _Run:
                 )
             last = check[stream].last
             if last is not None and frame_index <= last and self._damaged_input():
-                # A second picture under a timestamp already delivered, after ffmpeg reported decoding errors: its
-                # error concealment guessed the timestamp. Damage in the source, named in the report; not a fault.
+                # A picture under a timestamp already delivered (or passed), after ffmpeg reported decoding errors:
+                # its error concealment guessed the timestamp. Damage in the source, named in the report; not a fault.
                 lane.stats.damaged.append(frame_index)
                 continue
             skipped = check[stream].accept(frame_index, self.proc.what)

@@ -78,7 +78,8 @@ class ShardOptions:
 
 @dataclass(frozen=True)
 class Faults:
-    """Faults injected for real (DESIGN §12): used by tests and `scripts/stress.py`, never by a normal run.
+    """Faults injected for real (DESIGN §12): used by the tests (the stress run in tests/test_reliability.py), never
+    by a normal run.
 
     ``drop``: block number -> grid frames that block's ffmpeg is told not to output (first attempt only).
     ``drop_aux``: block number -> aux frames that block's ffmpeg is told not to output (a short aux stream).

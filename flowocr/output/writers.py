@@ -37,8 +37,8 @@ PathLike = str | os.PathLike[str]
 def cannot_write(path: PathLike, exc: OSError) -> OutputError:
     """The one-line error for an output that cannot be written: the path, the system's reason, what to do."""
     reason = exc.strerror or str(exc) or type(exc).__name__
-    return OutputError(f"{os.fspath(path)}: cannot write ({reason}); check that the output folder (-o) is a "
-                       "writable folder with free space")  # fmt: skip
+    return OutputError(f"{os.fspath(path)}: cannot write ({reason}); check that its folder can be made, is writable "
+                       "and has free space (-o chooses the output folder)")  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -77,6 +77,7 @@ def atomic_write_texts(files: dict[PathLike, str]) -> None:
             with writing(target):
                 fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
                 temps.append((tmp, target))
+                os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600; outputs follow the umask like any file
                 with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
                     out.write(text)
                     out.flush()
@@ -92,6 +93,12 @@ def atomic_write_texts(files: dict[PathLike, str]) -> None:
         raise
     for folder in {target.parent for _, target in temps}:
         _fsync_dir(folder)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _fsync_dir(folder: Path) -> None:
