@@ -280,8 +280,8 @@ class VideoRun:
         if lines or not self.builder.idle:
             return
         now = time.monotonic()
-        if now - self._checkpoint_at < resuming.CHECKPOINT_EVERY_S:
-            return
+        if index == 0 or now - self._checkpoint_at < resuming.checkpoint_every_s():
+            return  # nothing done yet worth keeping, or the last one is recent
         self._checkpoint_at = now
         stats = self.stats
         aux = getattr(self, "aux_stats", None) or {}

@@ -29,7 +29,15 @@ from typing import Any
 
 from flowocr.cues.model import Cue
 
+#: At most one checkpoint per this many seconds of wall time (``FLOWOCR_CHECKPOINT_SECONDS`` overrides it).
 CHECKPOINT_EVERY_S = 1.0
+
+
+def checkpoint_every_s() -> float:
+    try:
+        return max(0.0, float(os.environ.get("FLOWOCR_CHECKPOINT_SECONDS", CHECKPOINT_EVERY_S)))
+    except ValueError:
+        return CHECKPOINT_EVERY_S
 VERSION = 1
 #: Options that change what a run reads: a checkpoint made with other values is not resumed.
 RESULT_OPTIONS = ("fps", "area", "whole_area", "lang", "engine", "no_aux", "aux_scale")

@@ -130,7 +130,7 @@ def test_models_load_once_per_worker_and_a_split_run_spreads_over_workers(batch,
     executor = cluster.RayExecutor(address=None, workers=2)
     try:
         options = RunOptions(out_dir=str(tmp_path / "api"), block_sec=Fraction(20), budget_mb=256.0)
-        videos = [str(folder / name) for name in BATCH] * 2
+        videos = [str(folder / name) for name in BATCH]  # more tasks than workers
         results = executor.gather([executor.submit(cluster.video_task, v, options) for v in videos])
         assert all("report" in r for r in results)
         workers = {r["pid"] for r in results}

@@ -112,8 +112,8 @@ def _bench():
 
 @pytest.fixture(scope="module")
 def minute_video(tmp_path_factory) -> Path:
-    """60 s, 640x360, 20 cues: a run takes a few seconds, long enough to be killed at several moments."""
-    return _bench().generate_subtitled(tmp_path_factory.mktemp("resume") / "minute.mp4", seconds=60, cues=20,
+    """40 s, 640x360, 13 cues: a run takes a few seconds, long enough to be killed at several moments."""
+    return _bench().generate_subtitled(tmp_path_factory.mktemp("resume") / "minute.mp4", seconds=40, cues=13,
                                        size="640x360", rate=25, font_size=20, preset="ultrafast",
                                        background_scale=2)  # fmt: skip
 
@@ -121,18 +121,27 @@ def minute_video(tmp_path_factory) -> Path:
 OUTPUTS = ("minute.srt", "minute.frames.jsonl")
 
 
-def _run_killed(video: Path, out: Path, after_s: float, *extra: str) -> bool:
-    """Start a run and SIGKILL it ``after_s`` seconds in (nothing is cleaned up: as a power cut would). False when
-    it had finished by then."""
-    argv = [sys.executable, "-m", "flowocr", "run", str(video), "-o", str(out), "--quiet", *extra]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _checkpoint_frame(path: Path) -> int:
     try:
-        proc.wait(timeout=after_s)
+        return json.loads(path.read_text())["frame"]
+    except (OSError, ValueError, KeyError):
+        return -1
+
+
+def _run_killed(video: Path, out: Path, *extra: str, past_frame: int) -> bool:
+    """Start a run and SIGKILL it as soon as its checkpoint is past frame ``past_frame`` (nothing is cleaned up: as
+    a power cut would). False when it finished first."""
+    argv = [sys.executable, "-m", "flowocr", "run", str(video), "-o", str(out), "--quiet", *extra]
+    env = {**os.environ, "FLOWOCR_CHECKPOINT_SECONDS": "0.05"}  # a checkpoint at (almost) every quiet point
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    checkpoint = out / f"{video.stem}.resume.json"
+    while proc.poll() is None and _checkpoint_frame(checkpoint) <= past_frame:
+        time.sleep(0.01)
+    if proc.poll() is not None:
         return False
-    except subprocess.TimeoutExpired:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        return True
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return True
 
 
 def _left_behind(video: Path) -> list[str]:
@@ -161,19 +170,19 @@ def _wait_none_left(video: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", [(), ("--no-aux",)], ids=["aux", "no-aux"])
-def test_a_run_killed_at_any_moment_resumes_to_the_same_outputs(minute_video, tmp_path, mode):
+@pytest.mark.parametrize(("mode", "shares"), [((), (0.3, 0.5, 0.7)), (("--no-aux",), (0.5,))], ids=["aux", "no-aux"])
+def test_a_run_killed_at_any_moment_resumes_to_the_same_outputs(minute_video, tmp_path, mode, shares):
     reference = tmp_path / "reference"
     done = run_cli("run", str(minute_video), "-o", str(reference), "--quiet", *mode)
     assert done.returncode == 0, done.stderr
     expected = {name: (reference / name).read_bytes() for name in OUTPUTS}
-    total = json.loads((reference / "minute.report.json").read_text())["timing"]["total_s"]
+    frames = json.loads((reference / "minute.report.json").read_text())["facts"]["frames_from_header"] or 1000
     rng = random.Random(7)
     resumed_from = []
-    for k, share in enumerate((0.3, 0.5, 0.7)):
+    for k, share in enumerate(shares):
         out = tmp_path / f"killed{k}"
-        if not _run_killed(minute_video, out, 1.0 + share * total + rng.uniform(-0.2, 0.2), *mode):
-            continue  # it finished first (a busy machine makes the reference run slower): no kill to resume from
+        if not _run_killed(minute_video, out, *mode, past_frame=int((share + rng.uniform(-0.1, 0.1)) * frames)):
+            continue  # it finished first: no kill to resume from
         _wait_none_left(minute_video)
         assert not (out / "minute.srt").exists(), "a killed run wrote final subtitles"
         done = run_cli("run", str(minute_video), "-o", str(out), "--resume", "--quiet", *mode)
@@ -181,12 +190,11 @@ def test_a_run_killed_at_any_moment_resumes_to_the_same_outputs(minute_video, tm
         for name in OUTPUTS:
             assert (out / name).read_bytes() == expected[name], (k, name)
         report = json.loads((out / "minute.report.json").read_text())
-        assert report["complete"] is True and report["cues"] == 20
+        assert report["complete"] is True and report["cues"] == 13
         assert not (out / "minute.resume.json").exists()  # gone once complete
         resumed_from.append(report["resumed_from"])
-    assert any(f is not None and f > 0 for f in resumed_from), resumed_from  # not all of them started afresh
-    started = [f for f in resumed_from if f]
-    assert started == sorted(started)  # later kills resume later
+    assert resumed_from and all(f is not None and f > 0 for f in resumed_from), resumed_from
+    assert resumed_from == sorted(resumed_from)  # later kills resume later
 
 
 @pytest.mark.slow
@@ -198,14 +206,14 @@ def test_a_batch_resumes_at_its_first_unfinished_video(minute_video, tmp_path):
     out = tmp_path / "out"
     assert run_cli("run", str(folder / "a.mp4"), "-o", str(out), "--quiet").returncode == 0
     a_report = (out / "a.report.json").read_bytes()
-    assert _run_killed(folder / "b.mp4", out, 4.0), "the run ended before it could be killed"
+    assert _run_killed(folder / "b.mp4", out, past_frame=200), "the run ended before the kill"
     assert not (out / "b.srt").exists()
     done = run_cli("run", str(folder), "-o", str(out), "--resume", "--progress", "plain")
     assert done.returncode == 0, done.stderr
     assert "a.mp4: skipped (its report says complete)" in done.stderr
     assert (out / "a.report.json").read_bytes() == a_report  # not run again
     report = json.loads((out / "b.report.json").read_text())
-    assert report["complete"] is True and report["cues"] == 20
+    assert report["complete"] is True and report["cues"] == 13 and report["resumed_from"] > 0
 
 
 def test_resume_with_other_options_starts_afresh_and_says_why(tmp_path):
