@@ -134,7 +134,7 @@ def stitch(traces: Sequence[SegmentTrace], splits: Sequence[int]) -> Stitched:
 def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callable, gather: Callable) -> dict:
     """A video read as ranges of about ``minutes``, by tasks ``submit(segment_task, ...)`` → futures that
     ``gather`` waits for; outputs written by this process. Returns the report."""
-    from flowocr.output.writers import JsonlWriter, make_output_dir
+    from flowocr.output.writers import JsonlWriter, make_output_dir, write_subtitles
     from flowocr.plan.stream import plan_video
     from flowocr.probe import probe
 
@@ -159,7 +159,8 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
             for frame in stitched.frames:
                 jsonl.write(frame)
     cues = sorted(stitched.cues, key=lambda c: (c.start, c.track))
-    _write_subtitles(video, options, info, cues)
+    write_subtitles(cues, {f: options.output(video, f) for f in options.formats}, info.display_width,
+                    info.display_height)  # fmt: skip
     report = {
         "video": video,
         "complete": True,
@@ -180,18 +181,6 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
 
         write_json(options.output(video, "json"), report)
     return report
-
-
-def _write_subtitles(video: str, options: RunOptions, info, cues: list[Cue]) -> None:
-    from flowocr.output.writers import ass_text, atomic_write_texts, srt_text, txt_text, vtt_text
-
-    texts = {
-        "srt": lambda: srt_text(cues),
-        "vtt": lambda: vtt_text(cues),
-        "ass": lambda: ass_text(cues, info.display_width, info.display_height),
-        "txt": lambda: txt_text(cues),
-    }
-    atomic_write_texts({options.output(video, f): texts[f]() for f in texts if f in options.formats})
 
 
 # --- executors -------------------------------------------------------------------------------------------------

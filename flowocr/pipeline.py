@@ -396,23 +396,15 @@ class VideoRun:
 
     def _finish(self, complete: bool, error: BaseException | None, started: float) -> None:
         from flowocr.errors import OutputError
-        from flowocr.output.writers import ass_text, atomic_write_texts, srt_text, txt_text, vtt_text, write_json
+        from flowocr.output.writers import write_json, write_subtitles
 
         opts = self.options
-        cues = self.all_cues
         output_failure: OutputError | None = None
         if complete and self.segment is None:
             info = self.info
-            texts = {
-                "srt": lambda: srt_text(cues),
-                "vtt": lambda: vtt_text(cues),
-                "ass": lambda: ass_text(cues, info.display_width, info.display_height),
-                "txt": lambda: txt_text(cues),
-            }
             try:
-                # One step for all: a write that fails (disk full) leaves every earlier final file as it was.
-                chosen = [f for f in texts if f in opts.formats]
-                atomic_write_texts({opts.output(self.video, f): texts[f]() for f in chosen})
+                write_subtitles(self.all_cues, {f: opts.output(self.video, f) for f in opts.formats},
+                                info.display_width, info.display_height)  # fmt: skip
             except OutputError as exc:
                 complete, error, output_failure = False, exc, exc
         if complete:

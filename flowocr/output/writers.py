@@ -23,7 +23,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -93,6 +93,18 @@ def atomic_write_texts(files: dict[PathLike, str]) -> None:
         raise
     for folder in {target.parent for _, target in temps}:
         _fsync_dir(folder)
+
+
+def write_subtitles(cues: Sequence[Cue], paths: Mapping[str, PathLike], width: int, height: int) -> None:
+    """The subtitle and text outputs among ``paths`` (format -> path: srt, vtt, ass, txt; others are ignored),
+    replaced as one step: a write that fails (disk full) leaves every earlier final file as it was."""
+    texts = {
+        "srt": lambda: srt_text(cues),
+        "vtt": lambda: vtt_text(cues),
+        "ass": lambda: ass_text(cues, width, height),
+        "txt": lambda: txt_text(cues),
+    }
+    atomic_write_texts({paths[f]: texts[f]() for f in texts if f in paths})
 
 
 def _umask() -> int:
