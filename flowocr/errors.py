@@ -103,12 +103,6 @@ class Terminated(KeyboardInterrupt):
     exit_code = 143
 
 
-class Interrupted(FlowOcrError):
-    """The run was stopped by the user (Ctrl-C / SIGTERM); every child process has been stopped."""
-
-    exit_code = 130
-
-
 def one_line(error: BaseException) -> str:
     """The error as one line for a terminal: class-free message, newlines folded."""
     text = str(error) or type(error).__name__
