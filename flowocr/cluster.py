@@ -31,7 +31,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from flowocr.cues.model import Cue, FrameText
@@ -259,10 +258,9 @@ def make_executor(name: str, *, address: str | None = None, workers: int | None 
 
 def clear_checkpoints(videos: Sequence[str], options: RunOptions) -> None:
     """Before a batch that does not resume: no task may continue an older run's checkpoint."""
+    from flowocr.output.writers import part_path
     from flowocr.resume import checkpoint_path, remove
 
     for video in videos:
         remove(checkpoint_path(options.output(video, "json")))
-        part = Path(str(options.output(video, "jsonl")) + ".part")
-        if part.exists():
-            part.unlink()
+        part_path(options.output(video, "jsonl")).unlink(missing_ok=True)

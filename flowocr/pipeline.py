@@ -239,6 +239,7 @@ class VideoRun:
     def _resume_state(self):
         """The checkpoint to continue from (``--resume``), after checking it fits; a fresh run drops any."""
         from flowocr import resume as resuming
+        from flowocr.output.writers import part_path
 
         opts = self.options
         self.resumed_from = None
@@ -253,7 +254,7 @@ class VideoRun:
         if state is not None and ("jsonl" in opts.formats) != (state.jsonl_bytes is not None):
             state, why = None, "the stopped run wrote per-frame JSONL and this one does not, or the reverse: " \
                                "starting from the beginning"  # fmt: skip
-        part = opts.output(self.video, "jsonl").with_name(opts.output(self.video, "jsonl").name + ".part")
+        part = part_path(opts.output(self.video, "jsonl"))
         if state is not None and state.jsonl_bytes is not None and (
             not part.exists() or part.stat().st_size < state.jsonl_bytes
         ):
@@ -270,7 +271,8 @@ class VideoRun:
 
     def checkpoint(self, index: int, lines: tuple, ref_index: int | None) -> None:
         """After frame ``index`` was fed (and its cues emitted): write a checkpoint if this is a quiet point (no
-        text on the frame, no open cue) and the last one is ``CHECKPOINT_EVERY_S`` old (:mod:`flowocr.resume`)."""
+        text on the frame, no open cue) and the last one is ``CHECKPOINT_EVERY_S`` old (:mod:`flowocr.resume`).
+        A segment run writes none; it records the reader's state at its watched frames instead."""
         from flowocr import resume as resuming
 
         if self.trace is not None:

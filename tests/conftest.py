@@ -136,3 +136,13 @@ def child_processes() -> list[str]:
         if ppid == me and state != "Z":
             names.append(stat.split("(", 1)[1].rsplit(")", 1)[0])
     return names
+
+
+def bench_script():
+    """scripts/bench.py as a module (its video generators make the long inputs some tests need)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("flowocr_bench", ROOT / "scripts" / "bench.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

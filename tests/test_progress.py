@@ -3,22 +3,14 @@ written while most of a long video is still undecoded."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, bench_script, run_cli
 
 from flowocr.cli.progress import Status, eta
 
 FIXTURES = ROOT / "fixtures"
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("flowocr_bench", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_eta_from_the_position_in_the_video():
@@ -66,7 +58,7 @@ def test_progress_json_is_one_object_per_line(tmp_path):
 def test_first_cue_long_before_the_end_of_a_long_video(tmp_path):
     """A 5-minute subtitle video made here (1080p, a cue every 2 s): the first cue is out within 10 % of the run,
     while the decoder is still near the start of the video."""
-    video = _bench().generate_subtitled(tmp_path / "long.mp4", seconds=300, cues=150, size="1920x1080", rate=25,
+    video = bench_script().generate_subtitled(tmp_path / "long.mp4", seconds=300, cues=150, size="1920x1080", rate=25,
                                         font_size=20, preset="ultrafast", background_scale=6)  # fmt: skip
     # Not the very first run after an install: that one also compiles every imported module (a second or more
     # here), which is no part of reading a video.

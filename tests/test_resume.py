@@ -4,7 +4,6 @@ uninterrupted run's; the pieces it rests on (the source from a frame on, the JSO
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import random
@@ -17,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, run_cli
+from conftest import FIXTURES, bench_script, run_cli
 
 from flowocr import resume as resuming
 from flowocr.cues.model import Cue, FrameText
@@ -103,17 +102,10 @@ def test_jsonl_resumes_at_the_checkpoint_and_drops_what_came_after(tmp_path):
 # --- killed runs, resumed ---------------------------------------------------------------------------------------
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("flowocr_bench", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def minute_video(tmp_path_factory) -> Path:
     """40 s, 640x360, 13 cues: a run takes a few seconds, long enough to be killed at several moments."""
-    return _bench().generate_subtitled(tmp_path_factory.mktemp("resume") / "minute.mp4", seconds=40, cues=13,
+    return bench_script().generate_subtitled(tmp_path_factory.mktemp("resume") / "minute.mp4", seconds=40, cues=13,
                                        size="640x360", rate=25, font_size=20, preset="ultrafast",
                                        background_scale=2)  # fmt: skip
 

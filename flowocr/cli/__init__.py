@@ -112,7 +112,7 @@ def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_au
     commands.run_command(list(inputs), out_dir=out_dir, fps=fps, area=area, lang=lang, engine=engine,
                          formats=formats, skip_existing=skip_existing, quiet=quiet, progress=progress_mode,
                          decode=decode,
-                         aux={"no_aux": no_aux, "aux_scale": aux_scale, "aux_connect": aux_connect,
+                         extra={"no_aux": no_aux, "aux_scale": aux_scale, "aux_connect": aux_connect,
                               "whole_area": whole_area, "resume": resume},
                          cluster={"executor": executor, "ray_address": ray_address, "ray_workers": ray_workers,
                                   "split_minutes": split_minutes})  # fmt: skip

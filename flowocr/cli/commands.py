@@ -177,7 +177,7 @@ def plan_command(
 
 def run_command(
     inputs: list[str], *, out_dir: str, fps: Fraction, area: str, lang: str, engine: str, formats: str,
-    skip_existing: bool, quiet: bool, decode: dict, aux: dict | None = None, progress: str = "auto",
+    skip_existing: bool, quiet: bool, decode: dict, extra: dict | None = None, progress: str = "auto",
     cluster: dict | None = None,
 ) -> None:  # fmt: skip
     from flowocr.calibrate import CONSERVATIVE, fill_decode_options
@@ -195,7 +195,7 @@ def run_command(
             lanes=filled.get("lanes"), decode_shards=filled.get("decode_shards"),
             hwaccel=filled.get("hwaccel", "auto"), block_sec=filled["block_sec"],
             first_block_sec=filled["first_block_sec"], budget_mb=filled["budget_mb"], ahead=filled.get("ahead"),
-            **(aux or {}),
+            **(extra or {}),
         )  # fmt: skip
 
     run_options(fill_decode_options(decode, CONSERVATIVE))  # bad options are usage errors before any work
@@ -259,7 +259,7 @@ def _run_distributed(videos: list[str], options, cluster: dict, progress, failed
     """``--executor ray`` and/or ``--split-minutes``: tasks of :mod:`flowocr.cluster`; failures go to ``failed``
     as a local batch lists them. Returns how many videos completed."""
     from flowocr import cluster as distributed
-    from flowocr.errors import one_line
+    from flowocr.errors import FlowOcrError, one_line
     from flowocr.pipeline import report_says_complete
 
     pending = []
@@ -296,9 +296,9 @@ def _run_distributed(videos: list[str], options, cluster: dict, progress, failed
             else:
                 done += 1
                 progress.finished(result["video"], result["report"])
-    except Exception as exc:  # noqa: BLE001
-        if isinstance(exc, distributed.FlowOcrError):
-            raise
+    except FlowOcrError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - Ray's own failures, as one line
         what = cluster.get("executor")
         raise distributed.ExecutorUnavailable(f"the {what} executor failed: {one_line(exc)}") from exc
     finally:

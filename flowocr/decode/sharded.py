@@ -270,7 +270,7 @@ class ShardedSource:
             block = replace(block, lo=start)  # decoded from its keyframe, delivered from here
         if until is not None and block.lo < until < block.hi:
             block = replace(block, hi=until, open_end=False)
-        grid = [] if outside else [i for i in grid if start <= i < (block.hi if until is not None else i + 1)]
+        grid = [] if outside else [i for i in grid if start <= i < block.hi]
         with self._cond:
             self._blocks.append(block)
             self._grids.append(grid)

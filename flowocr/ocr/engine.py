@@ -177,11 +177,7 @@ def get_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads:
     with _instances_lock:
         engine = _instances.get(key)
         if engine is None:
-            missing = cls.missing_packages()
-            if missing:
-                raise EngineUnavailable(
-                    f"OCR engine {cls.NAME} needs {', '.join(missing)}, which is not installed. {cls.INSTALL_HINT}"
-                )
+            check_engine(name, lang=lang)
             try:
                 engine = cls(lang=model_lang, threads=threads)
             except FlowOcrError:

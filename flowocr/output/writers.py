@@ -285,6 +285,12 @@ def frame_record(frame: FrameText) -> dict[str, Any]:
     }
 
 
+def part_path(path: PathLike) -> Path:
+    """Where :class:`JsonlWriter` streams ``path`` until the run is complete: ``<path>.part``."""
+    path = Path(path)
+    return path.with_name(path.name + ".part")
+
+
 class JsonlWriter:
     """Streams per-frame OCR results as JSON lines into ``<path>.part``, flushed after every frame (a user can
     follow it while the video is still read). ``close(complete=True)`` fsyncs and renames it to ``path``;
@@ -295,7 +301,7 @@ class JsonlWriter:
         """``resume_at``: continue the ``.part`` file of a stopped run, cut to that many bytes (the lines of the
         frames before its checkpoint); else start it afresh."""
         self.path = Path(path)
-        self.part_path = self.path.with_name(self.path.name + ".part")
+        self.part_path = part_path(self.path)
         with writing(self.part_path):
             if resume_at is None:
                 self._out: IO[str] | None = open(self.part_path, "w", encoding="utf-8", newline="\n")
