@@ -25,6 +25,19 @@ _LEVEL_TAG = re.compile(r"\[(?:quiet|panic|fatal|error|warning|info|verbose|debu
 _live: weakref.WeakSet[Process] = weakref.WeakSet()
 _live_lock = threading.Lock()
 
+#: glibc's malloc, as set for every child: blocks up to 64 MB come from the heap and stay there. By default a
+#: large block (a raw-video packet: 6 MB for a 1080p BGR frame) is mapped fresh for each frame and unmapped after
+#: it, and the kernel zeroes and faults in every page again. Measured on 60 s of 1080p H.264, 120 BGR frames
+#: piped out: 156k-458k page faults and 0.7-1.7 s of system time by default, 30k and 0.4 s with these settings;
+#: decoding itself is unchanged. Ignored by other C libraries; a value the user set is kept.
+_CHILD_MALLOC = "glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_threshold=268435456"
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("GLIBC_TUNABLES", _CHILD_MALLOC)
+    return env
+
 
 def tool(name: str) -> str:
     """Absolute path of ``ffmpeg`` or ``ffprobe``; raises :class:`ToolMissing` when it is not on PATH."""
@@ -77,6 +90,7 @@ class Process:
             stderr=subprocess.PIPE,
             pass_fds=tuple(pass_fds),
             close_fds=True,
+            env=child_env(),
         )
         self.stderr_done = threading.Event()
         self._stopped = False
@@ -191,19 +205,21 @@ def decoded_frames_argv(path: str, stream_index: int, start: Fraction, end: Frac
     ]  # fmt: skip
 
 
-def version_argv() -> list[str]:
-    """``ffmpeg -version``: the first line names the build (``ffmpeg version 5.1.6-0+deb12u1 ...``)."""
-    return [tool("ffmpeg"), "-version"]
-
-
-def hwaccels_argv() -> list[str]:
-    """``ffmpeg -hwaccels``: the hardware acceleration methods compiled in, one a line after a header line."""
-    return [tool("ffmpeg"), "-hide_banner", "-hwaccels"]
+def identity_argv() -> list[str]:
+    """``ffmpeg -hwaccels`` with its banner: stderr's first line names the build (``ffmpeg version 5.1.6-0+deb12u1
+    ...``), stdout lists the hardware acceleration methods compiled in, one a line after a header line. One
+    process instead of ``-version`` and ``-hwaccels`` apart: each start costs about 0.1 s before a run begins."""
+    return [tool("ffmpeg"), "-hwaccels"]
 
 
 def capture(argv: Sequence[str], *, what: str, timeout: float = 30) -> str:
     """Run a short command to its end and return its stdout; :class:`ProcessFailed` (with the exit code and
     the stderr tail) when it exits non-zero or runs past ``timeout`` seconds (it is killed then)."""
+    return capture_both(argv, what=what, timeout=timeout)[0]
+
+
+def capture_both(argv: Sequence[str], *, what: str, timeout: float = 30) -> tuple[str, str]:
+    """:func:`capture`, returning stdout and stderr."""
     try:
         done = subprocess.run(list(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired as exc:
@@ -214,7 +230,7 @@ def capture(argv: Sequence[str], *, what: str, timeout: float = 30) -> str:
         last = tail.splitlines()[-1] if tail else "no message"
         raise ProcessFailed(f"{what}: exited with code {done.returncode}: {last}", returncode=done.returncode,
                             stderr_tail=tail)  # fmt: skip
-    return done.stdout.decode("utf-8", "replace")
+    return done.stdout.decode("utf-8", "replace"), stderr
 
 
 def seconds_arg(value: Fraction) -> str:

@@ -133,7 +133,8 @@ def _in_background(work: Callable[[], Any]):
         except BaseException as exc:
             future.set_exception(exc)
 
-    threading.Thread(target=target, name="flowocr-engine-load", daemon=True).start()
+    # Not a daemon: ONNX Runtime aborts the process if it exits while a session is being created.
+    threading.Thread(target=target, name="flowocr-engine-load").start()
     return future
 
 
@@ -159,7 +160,7 @@ class VideoRun:
     def cues(self) -> Iterator[Cue]:
         from flowocr.cues.builder import CueBuilder
         from flowocr.decode.hwaccel import resolve_lanes
-        from flowocr.decode.lane import AuxSpec
+        from flowocr.decode.lane import AuxSpec, main_format_for
         from flowocr.decode.sharded import ShardedSource, ShardOptions
         from flowocr.ocr.area import parse_area
         from flowocr.ocr.engine import check_engine, get_engine
@@ -185,12 +186,17 @@ class VideoRun:
         if self.segment is None:
             make_output_dir(opts.out_dir)
         state = self._resume_state()
-        aux = None if opts.no_aux else AuxSpec(scale=opts.aux_scale)
+        aux = None
+        if not opts.no_aux:
+            from flowocr.ocr.reuse import STROKE_WIDTH
+
+            # The detector reads stroke maps at most STROKE_WIDTH wide: the aux stream is never sent wider.
+            aux = AuxSpec(scale=opts.aux_scale, area=(rect.x, rect.y, rect.w, rect.h), max_width=STROKE_WIDTH)
         source = ShardedSource(info, lanes, ShardOptions(
             fps=opts.fps, block_sec=opts.block_sec, first_block_sec=opts.first_block_sec,
             budget_mb=opts.budget_mb, ahead=opts.ahead, aux=aux,
             from_index=self.segment.start if self.segment else 0 if state is None else state.frame,
-            until_index=self.segment.stop if self.segment else None,
+            until_index=self.segment.stop if self.segment else None, main_format=main_format_for(info),
         ))  # fmt: skip
         self.source = source
         self.jsonl = None
@@ -202,6 +208,8 @@ class VideoRun:
         error: BaseException | None = None
         sampler = None
         try:
+            # Decoding starts before the change detector: its process takes a moment to start listening.
+            source.start()
             sampler = self.sampler = _PixelSampler(self) if aux is None else _ChangeSampler(self, aux)
             if state is not None:
                 sampler.resume(state)
@@ -297,25 +305,27 @@ class VideoRun:
         ))  # fmt: skip
 
     def fetch(self, i: int):
-        """Frame ``i`` decoded on its own (full size, BGR), or None when the source does not yield it."""
+        """Frame ``i`` decoded on its own (full size, as the source delivers it), or None when the source does
+        not yield it."""
         from flowocr.decode.lane import BlockDecoder
         from flowocr.plan import Block
         from flowocr.probe import keyframe_at_or_before
 
         index = self.source.index
         block = Block(0, i, i + 1, keyframe_at_or_before(index, i))
-        for frame in BlockDecoder(self.info, index, block, [i]).frames():
-            return frame.image
+        decoder = BlockDecoder(self.info, index, block, [i], main_format=self.source.options.main_format)
+        for frame in decoder.frames():
+            return frame
         return None
 
-    def area_strokes(self, image):
-        """The stroke map of ``image``'s text area (:func:`flowocr.ocr.reuse.strokes`); none for a missing frame."""
+    def area_strokes(self, frame):
+        """The stroke map of ``frame``'s text area (:func:`flowocr.ocr.reuse.strokes`); none for a missing frame."""
         from flowocr.ocr.reuse import strokes
 
-        if image is None:
+        if frame is None:
             return None
         rect = self.area
-        return strokes(image[rect.y : rect.y1, rect.x : rect.x1])
+        return strokes(frame.grey((rect.x, rect.y, rect.w, rect.h)))
 
     @property
     def engine(self):
@@ -524,7 +534,7 @@ class _PixelSampler:
         if self.ref is None and self.ref_index is not None:
             self.ref = self.run.area_strokes(self.run.fetch(self.ref_index))
         rect = self.run.area
-        now = strokes(frame.image[rect.y : rect.y1, rect.x : rect.x1])
+        now = strokes(frame.grey((rect.x, rect.y, rect.w, rect.h)))
         if self.ref is not None and not self.test.changed(now, self.ref, self.ref_lines, (rect.x, rect.y)):
             lines, reused = self.ref_lines, True
         else:
@@ -585,12 +595,8 @@ class _ChangeSampler:
         self.last_lines: tuple = ()
         self.extra_frames = 0
         self.change_points = 0
-        run.aux_stats = {"detector": address, "frames_sent": 0, "change_points": 0, "extra_frames": 0}
-        info = run.info
-        aw, ah = aux.size(info)
-        rect = run.area
-        sy, sx = ah / info.display_height, aw / info.display_width
-        self.crop = (round(rect.y * sy), max(1, round(rect.y1 * sy)), round(rect.x * sx), max(1, round(rect.x1 * sx)))
+        run.aux_stats = {"detector": address, "frames_sent": 0, "change_points": 0, "extra_frames": 0,
+                         "frame_size": "x".join(str(v) for v in aux.size(run.info))}  # fmt: skip
 
     def resume(self, state: Checkpoint) -> None:
         """Continue after ``state.frame``: the aux stream starts there (its change is never read), the last fed
@@ -619,8 +625,7 @@ class _ChangeSampler:
             if frame.pts != index.pts_of(frame.index):
                 raise AuxError(f"{self.run.video}: aux frame {frame.index} has pts {frame.pts}, the index says "
                                f"{index.pts_of(frame.index)}")  # fmt: skip
-            r0, r1, c0, c1 = self.crop
-            self.link.send(frame.index, frame.pts, frame.image[r0:r1, c0:c1])
+            self.link.send(frame.index, frame.pts, frame.data)  # the text area only, scaled (AuxSpec)
             self.next_aux = frame.index + 1
             self.run.aux_stats["frames_sent"] += 1
         elif frame.index > self.after:
@@ -660,7 +665,7 @@ class _ChangeSampler:
         rect = run.area
         if self.ref is None and self.ref_index is not None:
             self.ref = run.area_strokes(run.fetch(self.ref_index))
-        now = strokes(frame.image[rect.y : rect.y1, rect.x : rect.x1])
+        now = strokes(frame.grey((rect.x, rect.y, rect.w, rect.h)))
         previous = self.fed[-1] if self.fed else None
         if previous is not None:
             peaks = spikes(self._changes(previous, frame.index))
@@ -669,12 +674,12 @@ class _ChangeSampler:
             # Text states between two samples (a cue shorter than the step): read the frame after each change.
             for a, b in zip(peaks, peaks[1:]):
                 if b.index - a.index >= self.MIN_STATE_FRAMES:
-                    image = run.fetch(a.index)
-                    if image is not None:
+                    extra = run.fetch(a.index)
+                    if extra is not None:
                         self.extra_frames += 1
                         run.aux_stats["extra_frames"] = self.extra_frames
-                        self.ref, self.ref_index = run.area_strokes(image), a.index
-                        lines = run.ocr(image, self.ref)
+                        self.ref, self.ref_index = run.area_strokes(extra), a.index
+                        lines = run.ocr(extra.image, self.ref)
                         yield from self._feed(a.index, run.source.index.pts_of(a.index), lines, False)
         origin = (rect.x, rect.y)
         if self.ref is None and now.count == 0:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 
+import numpy as np
 import pytest
 from conftest import FIXTURES, child_processes, run_cli
 from hypothesis import given, settings
@@ -175,3 +176,20 @@ def test_the_detector_process_killed_mid_run_stops_the_run_with_no_process_left(
     assert run.report["complete"] is False
     assert run.sampler.detector.proc.poll() is not None
     assert "ffmpeg" not in child_processes() and "ffprobe" not in child_processes()
+
+
+def test_frames_go_out_in_parts_without_joining_and_arrive_whole():
+    """send_parts hands the header and the pixels to the kernel as they are; big buffers go out in pieces."""
+    from flowocr.aux import protocol
+
+    left, right = socket.socketpair()
+    pixels = np.arange(3 * 1024 * 1024, dtype=np.uint32).view(np.uint8).reshape(-1, 4096)  # 12 MB
+    header = protocol.pack_frame(7, 700, 4096, pixels.shape[0])
+    sender = threading.Thread(target=protocol.send_parts, args=(left, [header, pixels]))
+    sender.start()
+    index, pts, width, height, data = protocol.read_frame(right)
+    sender.join()
+    left.close()
+    right.close()
+    assert (index, pts, width, height) == (7, 700, 4096, pixels.shape[0])
+    assert bytes(data) == pixels.tobytes()

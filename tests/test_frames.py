@@ -6,6 +6,8 @@ import hashlib
 from dataclasses import replace
 from fractions import Fraction
 
+import cv2
+import numpy as np
 import pytest
 from conftest import (
     FIXTURES,
@@ -20,7 +22,7 @@ from conftest import (
 
 from flowocr import ffmpeg
 from flowocr.decode import AuxSpec, BlockDecoder
-from flowocr.decode.lane import aux_filter
+from flowocr.decode.lane import aux_filter, main_format_for
 from flowocr.errors import DecodeError, ProcessFailed
 from flowocr.plan import Block
 from flowocr.probe import keyframe_at_or_before, probe, sample_grid, scan_index
@@ -125,6 +127,52 @@ def test_aux_stream_is_every_frame_scaled_grey_and_equals_ffmpeg(name):
     assert [hashlib.md5(f.image.tobytes()).hexdigest() for f in aux_frames] == [r.md5 for r in ref]
     assert aux_frames[0].image.shape == (h, w)
     assert [f.index for f in frames if f.stream == "main"] == grid
+
+
+def test_aux_stream_of_a_text_area_is_cropped_before_scaling_and_capped_in_width():
+    video = FIXTURES / "demo.mp4"
+    info = probe(str(video))  # 640 x 360
+    assert AuxSpec(scale=0.35).size(info) == (224, 126)
+    assert AuxSpec(scale=0.35, max_width=320).size(info) == (224, 126)  # under the cap: the scale holds
+    band = AuxSpec(scale=0.35, area=(0, 252, 640, 108), max_width=160)
+    assert band.size(info) == (160, 27)  # 0.35 would give 224 px: capped, the scale is 0.25
+    with pytest.raises(ValueError):
+        AuxSpec(max_width=1)
+    w, h = band.size(info)
+    expected = f"extractplanes=y,crop=640:108:0:252,scale={w}:{h}:flags=area"
+    assert aux_filter(info, w, h, band.area) == expected
+    assert aux_filter(info, w, h, (0, 0, 640, 360)) == f"extractplanes=y,scale={w}:{h}:flags=area"  # whole frame
+    index = scan_index(info)
+    frames = [f for f in BlockDecoder(info, index, Block(0, 0, len(index), 0), [], aux=band).frames()]
+    assert [hashlib.md5(f.data.tobytes()).hexdigest() for f in frames] == [
+        r.md5 for r in ffmpeg_framemd5(video, expected, pix_fmt="gray")
+    ]
+
+
+def test_main_frames_as_i420_are_ffmpegs_own_planes_and_read_as_bgr_and_grey():
+    video = FIXTURES / "demo.mp4"
+    info = probe(str(video))
+    assert main_format_for(info) == "yuv420p"
+    assert main_format_for(replace(info, pix_fmt="yuv444p")) == "bgr24"  # would lose chroma: BGR from ffmpeg
+    assert main_format_for(replace(info, pix_fmt="yuvj420p")) == "bgr24"  # full range: ffmpeg converts
+    assert main_format_for(replace(info, width=641)) == "bgr24"  # I420 needs an even size
+    index = scan_index(info)
+    grid = sample_grid(index, Fraction(2))
+    block = Block(0, 0, len(index), 0)
+    planes = list(BlockDecoder(info, index, block, grid, main_format="yuv420p").frames())
+    ref = ffmpeg_framemd5(video, pix_fmt="yuv420p")
+    assert [f.index for f in planes] == grid
+    assert [hashlib.md5(f.data.tobytes()).hexdigest() for f in planes] == [ref[i].md5 for i in grid]
+    assert planes[0].nbytes == 640 * 360 * 3 // 2
+    bgr = {f.index: f.image for f in BlockDecoder(info, index, block, grid).frames()}  # ffmpeg's own BGR
+    for frame in planes:
+        image = frame.image
+        assert image.shape == (360, 640, 3) and image.dtype == np.uint8
+        assert np.abs(image.astype(int) - bgr[frame.index]).mean() < 2  # another rounding, the same picture
+        grey = frame.grey()
+        diff = np.abs(grey.astype(int) - cv2.cvtColor(bgr[frame.index], cv2.COLOR_BGR2GRAY))
+        assert np.percentile(diff, 99) <= 3, frame.index  # video range stretched to full range
+        assert np.array_equal(frame.grey((10, 20, 30, 40)), grey[20:60, 10:40])
 
 
 def test_aux_every_third_frame_is_on_its_own_grid():

@@ -263,3 +263,24 @@ def test_reading_order_is_top_to_bottom_then_left_to_right_on_a_line() -> None:
     boxes = np.array([box(300, 100, 400, 130), box(10, 300, 90, 330), box(10, 102, 200, 131), box(100, 298, 300, 329)])
     assert reading_order(boxes).tolist() == [2, 0, 1, 3]
     assert reading_order(np.zeros((0, 4, 2))).tolist() == []
+
+
+def test_our_model_loading_reads_exactly_as_rapidocrs_own_components(engine, demo_frames) -> None:
+    """flowocr.ocr.ppocr loads the wheel's models itself (rapidocr's configuration costs a second per process);
+    its DB post-process, recogniser input and alphabet must give rapidocr's own results to the last digit."""
+    from rapidocr import RapidOCR
+
+    from flowocr.ocr.rapid import RapidOcrEngine, _Detector, _Recognizer
+
+    pipeline = RapidOCR(params={"Det.unclip_ratio": engine.options.det_unclip})
+    det, rec = pipeline._load_det_model(), pipeline._load_rec_model()
+    theirs = RapidOcrEngine.__new__(RapidOcrEngine)
+    theirs.__dict__.update(engine.__dict__)
+    theirs._detect = _Detector(det.session, det.postprocess_op, engine.options)
+    theirs._recognise = _Recognizer(rec.session, rec.postprocess_op.character, engine.options)
+    theirs._recognise._resize_pad = rec.resize_norm_img
+    images = [image for image in demo_frames.values()] + [image[250:] for image in demo_frames.values()]
+    images.append(grab(FIXTURES / "av1.mkv", 2.0, 640, 360))
+    ours = engine.run(images).results
+    assert any(result.lines for result in ours)
+    assert theirs.run(images).results == ours

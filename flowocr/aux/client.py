@@ -84,7 +84,8 @@ class AuxLink:
         with self._cond:
             self.sent.append(index)  # before sending: its result may come back at once
         try:
-            self.sock.sendall(protocol.pack_frame(index, pts, width, height) + np.ascontiguousarray(image).tobytes())
+            header = protocol.pack_frame(index, pts, width, height)
+            protocol.send_parts(self.sock, [header, np.ascontiguousarray(image)])
         except OSError as exc:
             self._fail(AuxError(f"cannot write to the change detector at {self.address}: {exc.strerror or exc}"))
             self._raise_if_failed()

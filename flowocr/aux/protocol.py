@@ -21,16 +21,29 @@ class PeerClosed(ConnectionError):
     """The other side closed the connection before its end marker."""
 
 
-def recv_exact(sock: socket.socket, size: int) -> bytes:
-    chunks = []
-    left = size
-    while left:
-        chunk = sock.recv(min(left, 1 << 20))
-        if not chunk:
-            raise PeerClosed(f"connection closed with {left} of {size} bytes still to come")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+def recv_exact(sock: socket.socket, size: int) -> bytearray:
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:], size - got)
+        if not n:
+            raise PeerClosed(f"connection closed with {size - got} of {size} bytes still to come")
+        got += n
+    return buf
+
+
+def send_parts(sock: socket.socket, parts: list) -> None:
+    """Send the buffers ``parts`` one after the other, without joining them into one (no copy)."""
+    views = [memoryview(part).cast("B") for part in parts]
+    while views:
+        sent = sock.sendmsg(views)
+        while sent:
+            if sent >= len(views[0]):
+                sent -= len(views.pop(0))
+            else:
+                views[0] = views[0][sent:]
+                sent = 0
 
 
 def pack_frame(index: int, pts: int, width: int, height: int) -> bytes:
@@ -41,7 +54,7 @@ def pack_end() -> bytes:
     return _FRAME.pack(END, -1, 0, 0, 0)
 
 
-def read_frame(sock: socket.socket) -> tuple[int, int, int, int, bytes] | None:
+def read_frame(sock: socket.socket) -> tuple[int, int, int, int, bytearray] | None:
     """The next frame (index, pts, width, height, pixels), or None at the end marker."""
     magic, index, pts, width, height = _FRAME.unpack(recv_exact(sock, _FRAME.size))
     if magic == END:

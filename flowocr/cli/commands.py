@@ -316,8 +316,10 @@ def _task_error(video: str, exc: BaseException) -> str:
 
 
 def _preload_engine(engine: str, lang: str) -> None:
-    """Start loading the OCR models (importing rapidocr alone takes about a second) while the run calibrates,
-    probes and starts its decoders. A failure here is left for the run itself to raise, with its own message."""
+    """Start loading the OCR models while the run calibrates, probes and starts its decoders. A failure here is
+    left for the run itself to raise, with its own message. The thread is not a daemon: the process waits for
+    it before it exits (a bad input ends the command at once), since ONNX Runtime aborts the process ("terminate
+    called without an active exception") when it exits while a session is being created."""
     import threading
 
     from flowocr.ocr.engine import get_engine
@@ -328,7 +330,7 @@ def _preload_engine(engine: str, lang: str) -> None:
         except Exception:
             pass
 
-    threading.Thread(target=load, name="flowocr-engine-preload", daemon=True).start()
+    threading.Thread(target=load, name="flowocr-engine-preload").start()
 
 
 def calibrate_command(*, show: bool, force: bool) -> None:

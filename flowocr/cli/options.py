@@ -101,7 +101,8 @@ OPTIONS.update({
 
 OPTIONS.update({
     "aux_scale": OptionSpec(
-        ("--aux-scale",), 0.35, click.FloatRange(0.05, 1.0), "Scale of the aux stream sent to the change detector.",
+        ("--aux-scale",), 0.35, click.FloatRange(0.05, 1.0),
+        "Scale of the aux stream sent to the change detector (at most 320 px wide).",
     ),
     "aux_connect": OptionSpec(
         ("--aux-connect",), None, str, "Use a change detector already running at HOST:PORT (flowocr aux-serve).",

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal
 
-from flowocr.decode.lane import AuxSpec, BlockDecoder, Frame
+from flowocr.decode.lane import AuxSpec, BlockDecoder, Frame, MainFormat
 from flowocr.errors import DecodeError, FlowOcrError, HwaccelMismatch, InputError
 from flowocr.plan import Block, End, Keyframe, check_tiling, plan_blocks
 from flowocr.plan.stream import keyframe_events
@@ -64,6 +64,8 @@ class ShardOptions:
     #: End of a range (``None``: the end of the video): no frame at or after this index is delivered, and blocks
     #: starting there are not decoded.
     until_index: int | None = None
+    #: How the main stream is delivered (:data:`flowocr.decode.lane.MainFormat`); ``Frame.image`` is BGR either way.
+    main_format: MainFormat = "bgr24"
 
     def __post_init__(self) -> None:
         if self.fps <= 0:
@@ -185,14 +187,22 @@ class ShardedSource:
 
     # --- consumer ---------------------------------------------------------------------------------------
 
+    def start(self) -> None:
+        """Start the scan and the lanes now (iterating starts them too): frames are decoded into the buffer
+        while the caller gets ready to consume them. Call :meth:`close` if it never iterates."""
+        with self._cond:
+            if self._t0:
+                return
+            self._t0 = time.monotonic()
+        self._spawn(self._plan_loop, "planner")
+        for lane in self.lanes:
+            self._spawn(self._lane_loop, f"lane:{lane.name}", lane)
+
     def __iter__(self) -> Iterator[Frame]:
         if self._started:
             raise RuntimeError("a ShardedSource can be iterated once")
         self._started = True
-        self._t0 = time.monotonic()
-        self._spawn(self._plan_loop, "planner")
-        for lane in self.lanes:
-            self._spawn(self._lane_loop, f"lane:{lane.name}", lane)
+        self.start()
         try:
             while True:
                 frame = self._next_frame()
@@ -213,8 +223,8 @@ class ShardedSource:
                 slot = self._slots.get(self._current)
                 if slot is not None and slot.frames:
                     frame = slot.frames.popleft()
-                    self._buffered -= frame.image.nbytes
-                    slot.bytes -= frame.image.nbytes
+                    self._buffered -= frame.nbytes
+                    slot.bytes -= frame.nbytes
                     self._cond.notify_all()
                     return frame
                 if slot is not None and slot.done:
@@ -355,7 +365,7 @@ class ShardedSource:
             self.info, self.index, block, grid,
             aux=self.options.aux, hwaccel=lane.hwaccel, kind=lane.kind, name=lane.name, inject_drop=drop,
             inject_drop_aux=drop_aux,
-            fps=self.options.fps,
+            fps=self.options.fps, main_format=self.options.main_format,
         )  # fmt: skip
         with self._cond:
             if self._failure is not None or self._stopping:
@@ -377,7 +387,7 @@ class ShardedSource:
     def _put(self, number: int, frame: Frame) -> None:
         """Add a frame to its block's slot, waiting while the byte budget is exceeded (except for the block
         being consumed). Frames a redo delivers again (already handed on) are skipped."""
-        size = frame.image.nbytes
+        size = frame.nbytes
         with self._cond:
             slot = self._slots[number]
             last = slot.last_main if frame.stream == "main" else slot.last_aux

@@ -70,14 +70,15 @@ How a batch is read
 
 Which parts of rapidocr are used
 --------------------------------
-``RapidOCR(params=...)`` builds the configuration and loads the three models; we then use its loaded
-components: ``TextDetector.session`` / ``.postprocess_op`` (DB boxes), ``TextClassifier`` (called as is) and
-``TextRecognizer.session`` / ``.resize_norm_img`` / ``.postprocess_op.character`` (the model's alphabet). We
-do not call ``RapidOCR.__call__``: it handles one image at a time (no recognition across images), resizes with
+Its model files only: :mod:`flowocr.ocr.ppocr` loads the detection and recognition models of the wheel
+straight into ONNX Runtime (rapidocr's own constructor spends about a second reading its configuration) and
+holds the DB post-process and the recogniser's input step, which give results identical to rapidocr's own
+(checked on 114 frames and bands of the fixtures and ../shared clips: same boxes, texts and scores). The
+optional 0/180 degree classifier (``use_cls``) is rapidocr's ``TextClassifier``, loaded through rapidocr. We do
+not call ``RapidOCR.__call__``: it handles one image at a time (no recognition across images), resizes with
 ``Det.limit_type`` whose meaning changed within 3.x (some releases map ``max`` to 960/1500/2000 by image
 size), and sets attributes on itself per call (``update_params``), which is unsafe when threads share one
-engine. Our detector pre-process is our own for the same reasons; the components we call keep no per-call
-state.
+engine. Our detector pre-process is our own for the same reasons; nothing we call keeps per-call state.
 
 Languages
 ---------
@@ -242,9 +243,9 @@ def crop_box(image: np.ndarray, box: np.ndarray, *, min_height: int = 1) -> np.n
 class _Detector:
     """Detection stage: :func:`det_input` -> ONNX session -> DB post-process -> reading order."""
 
-    def __init__(self, text_det: Any, options: RapidOptions) -> None:
-        self._session = text_det.session
-        self._postprocess = text_det.postprocess_op
+    def __init__(self, session: Any, postprocess: Any, options: RapidOptions) -> None:
+        self._session = session
+        self._postprocess = postprocess
         self._side = options.det_side
         self._max_upscale = options.det_max_upscale
 
@@ -333,11 +334,13 @@ class _Recognizer:
     mixes context along the whole padded line, so its results depend on the neighbours.)
     """
 
-    def __init__(self, text_rec: Any, options: RapidOptions) -> None:
-        self._session = text_rec.session
-        self._resize_pad = text_rec.resize_norm_img  # (crop, max_wh_ratio) -> 3 x H x W, pure
-        _, self.input_height, self._min_width = (int(v) for v in text_rec.rec_image_shape)
-        self._chars = tuple(text_rec.postprocess_op.character)  # class index -> text; 0 is the CTC blank
+    def __init__(self, session: Any, alphabet: Sequence[str], options: RapidOptions) -> None:
+        from flowocr.ocr.ppocr import REC_SHAPE, rec_input
+
+        self._session = session
+        self._resize_pad = rec_input  # (crop, max_wh_ratio) -> 3 x H x W, pure
+        _, self.input_height, self._min_width = REC_SHAPE
+        self._chars = tuple(alphabet)  # class index -> text; 0 is the CTC blank
         self._space = self._chars.index(" ") if " " in self._chars else None
         self._space_prob = options.rec_space_prob
         self._batch = options.rec_batch
@@ -382,24 +385,12 @@ class RapidOcrEngine(OcrEngine):
     def __init__(self, *, lang: str = "ch", threads: int | None = None, options: RapidOptions | None = None) -> None:
         super().__init__(lang=lang, threads=threads)
         self.options = options or RapidOptions()
-        from rapidocr import RapidOCR
+        from flowocr.ocr.ppocr import DbPostProcess, load_models
 
-        params: dict[str, Any] = {"Det.unclip_ratio": self.options.det_unclip}  # read by the DB post-process
-        if threads is not None:
-            params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
-            params["EngineConfig.onnxruntime.inter_op_num_threads"] = 1
-        with contextlib.ExitStack() as stack:
-            if not self.options.spin:
-                stack.enter_context(_sessions_without_spinning())
-            pipeline = RapidOCR(params=params)
-            # RapidOCR() resets its logger to INFO; model loading would print a line per model
-            logging.getLogger("RapidOCR").setLevel(logging.WARNING)
-            det = _component(pipeline, "det")
-            cls = _component(pipeline, "cls") if self.options.use_cls else None
-            rec = _component(pipeline, "rec")
-        self._detect = _Detector(det, self.options)
-        self._classify = cls
-        self._recognise = _Recognizer(rec, self.options)
+        models = load_models(threads=threads, spin=self.options.spin)
+        self._detect = _Detector(models["det"], DbPostProcess(unclip_ratio=self.options.det_unclip), self.options)
+        self._classify = _classifier(threads, self.options) if self.options.use_cls else None
+        self._recognise = _Recognizer(models["rec"], models["alphabet"], self.options)
 
     def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
         start = time.perf_counter()
@@ -442,13 +433,23 @@ class RapidOcrEngine(OcrEngine):
         return OcrBatch(tuple(results), times, crops=len(crops))
 
 
-def _component(pipeline: Any, stage: str) -> Any:
-    """RapidOCR's loaded ``det`` / ``cls`` / ``rec`` component: built in the constructor by earlier 3.x releases
-    (``text_det``), on first use by later ones (``_load_det_model()``, 3.10)."""
-    loaded = getattr(pipeline, f"text_{stage}", None)
-    if loaded is None:
-        loaded = getattr(pipeline, f"_load_{stage}_model")()
-    return loaded
+def _classifier(threads: int | None, options: RapidOptions) -> Any:
+    """rapidocr's 0/180 degree classifier (``use_cls``; off by default), loaded through rapidocr itself: its
+    configuration costs about a second, paid only when classification is asked for."""
+    from rapidocr import RapidOCR
+
+    params: dict[str, Any] = {}
+    if threads is not None:
+        params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
+        params["EngineConfig.onnxruntime.inter_op_num_threads"] = 1
+    with contextlib.ExitStack() as stack:
+        if not options.spin:
+            stack.enter_context(_sessions_without_spinning())
+        pipeline = RapidOCR(params=params)
+        # RapidOCR() resets its logger to INFO; model loading would print a line per model
+        logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+        loaded = getattr(pipeline, "text_cls", None)  # built in the constructor by earlier 3.x releases,
+        return loaded if loaded is not None else pipeline._load_cls_model()  # on first use by 3.10
 
 
 @contextlib.contextmanager

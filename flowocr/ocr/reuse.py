@@ -22,7 +22,7 @@ import numpy as np
 
 from flowocr.ocr.types import TextLine
 
-_WIDTH = 320  # stroke maps are computed at this width (or less): cheap, and blurs away grain
+STROKE_WIDTH = 320  # stroke maps are computed at this width (or less): cheap, and blurs away grain
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def strokes(area_image: np.ndarray, *, bright: int = 180, dark: int = 90) -> Str
     <= ``dark``."""
     grey = area_image if area_image.ndim == 2 else cv2.cvtColor(area_image, cv2.COLOR_BGR2GRAY)
     h, w = grey.shape
-    scale = min(1.0, _WIDTH / w)
+    scale = min(1.0, STROKE_WIDTH / w)
     if scale < 1.0:
         grey = cv2.resize(grey, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
     kernel = np.ones((3, 3), np.uint8)
