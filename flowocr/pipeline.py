@@ -143,11 +143,15 @@ class VideoRun:
     (also after a failure, then with ``complete: false``)."""
 
     def __init__(
-        self, video: str, options: RunOptions, *, listener: Listener | None = None, segment: Segment | None = None
+        self, video: str, options: RunOptions, *, listener: Listener | None = None, segment: Segment | None = None,
+        detector: str | None = None,
     ) -> None:
         """``segment``: read only a range of the video, write no file, and keep a :class:`SegmentTrace` in
-        :attr:`trace` (a task of a split run, :mod:`flowocr.cluster`)."""
+        :attr:`trace` (a task of a split run, :mod:`flowocr.cluster`). ``detector``: the address of a change
+        detector the caller started (a batch shares one); without it (and without ``options.aux_connect``) the
+        run starts its own."""
         self.video = video
+        self.detector_address = detector
         self.options = options
         self.listener = listener or _silent
         self.stats = RunStats()
@@ -574,7 +578,7 @@ class _ChangeSampler:
         self.run = run
         self.aux = aux
         self.detector = None
-        address = run.options.aux_connect
+        address = run.options.aux_connect or run.detector_address
         if address is None:
             self.detector = Detector()
             address = self.detector.address

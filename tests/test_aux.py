@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -128,6 +129,47 @@ def test_a_detector_started_on_its_own_serves_a_run(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_a_batch_shares_one_detector_and_replaces_it_when_it_died(tmp_path):
+    from flowocr.cli.commands import _batch_detector
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("a.mp4", "b.mp4"):
+        (folder / name).write_bytes((FIXTURES / "demo.mp4").read_bytes())
+    before = _batch_detectors_running()
+    result = run_cli("run", str(folder), "-o", str(tmp_path / "out"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    detectors = {json.loads((tmp_path / "out" / f"{n}.report.json").read_text())["aux"]["detector"] for n in "ab"}
+    assert len(detectors) == 1  # one process served both videos
+    assert (tmp_path / "out" / "a.srt").read_text() == (tmp_path / "out" / "b.srt").read_text()
+    assert _batch_detectors_running() == before  # stopped with the batch
+
+    first = _batch_detector(None)
+    try:
+        assert _batch_detector(first) is first
+        first.proc.kill()
+        first.proc.wait()
+        second = _batch_detector(first)
+        assert second is not first and second.alive and second.address != first.address
+        second.proc.stdin.close()  # what happens when flowocr dies: the detector ends with it
+        assert second.proc.wait(timeout=10) == 0
+    finally:
+        for detector in (first, locals().get("second")):
+            if detector is not None:
+                detector.stop()
+
+
+def _batch_detectors_running() -> int:
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                count += b"--until-stdin-closes" in f.read()
+        except OSError:
+            continue
+    return count
 
 
 def test_no_detector_at_the_address_is_one_clear_error(tmp_path):

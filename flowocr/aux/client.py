@@ -28,20 +28,50 @@ class AuxError(FlowOcrError):
 
 
 class Detector:
-    """A change-detector process started by flowocr (``flowocr aux-serve --listen 127.0.0.1:0 --once``)."""
+    """A change-detector process started by flowocr (``flowocr aux-serve --listen 127.0.0.1:0``).
 
-    def __init__(self) -> None:
-        argv = [sys.executable, "-m", "flowocr", "aux-serve", "--listen", "127.0.0.1:0", "--once"]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)  # fmt: skip
+    By default it serves one aux stream (``--once``). ``many=True`` keeps it for several runs one after the
+    other (a batch: one process start instead of one per video); it then exits when its stdin closes, so it
+    never outlives flowocr, even one killed with SIGKILL."""
+
+    def __init__(self, *, many: bool = False) -> None:
+        argv = [sys.executable, "-m", "flowocr", "aux-serve", "--listen", "127.0.0.1:0"]
+        argv.append("--until-stdin-closes" if many else "--once")
+        self.many = many
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE if many else subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
         line = self.proc.stdout.readline().strip()
         if not line.startswith("listening on "):
             err = self.proc.stderr.read().strip().splitlines()
             self.stop()
             raise AuxError(f"the change detector did not start: {err[-1] if err else line or 'no output'}")
         self.address = line.removeprefix("listening on ")
+        # Its stderr (a line per dropped connection) is read as it comes: a full pipe would stall it.
+        self._drain = threading.Thread(target=self._drain_stderr, name="aux-detector-stderr", daemon=True)
+        self._drain.start()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _drain_stderr(self) -> None:
+        try:
+            for _ in self.proc.stderr:
+                pass
+        except (OSError, ValueError):
+            pass
 
     def stop(self) -> None:
+        if self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()  # a detector serving many runs exits on this
+            except OSError:
+                pass
+        if self.proc.poll() is None:
+            try:
+                self.proc.wait(timeout=2 if self.many else 0)
+            except subprocess.TimeoutExpired:
+                pass
         if self.proc.poll() is None:
             self.proc.terminate()
             try:

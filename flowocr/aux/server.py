@@ -54,9 +54,23 @@ def parse_address(text: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
-def serve(listen: str, *, once: bool = False) -> None:
-    """Listen on ``listen`` (port 0: any free port); print ``listening on HOST:PORT``; serve connections."""
+def serve(listen: str, *, once: bool = False, until_stdin_closes: bool = False) -> None:
+    """Listen on ``listen`` (port 0: any free port); print ``listening on HOST:PORT``; serve connections, one
+    after the other. ``once``: exit after the first. ``until_stdin_closes``: exit when stdin reaches its end
+    (the parent closed it, or died)."""
     host, port = parse_address(listen)
+    if until_stdin_closes:
+        import os
+        import threading
+
+        def watch() -> None:
+            try:
+                while sys.stdin.buffer.read(4096):
+                    pass
+            finally:
+                os._exit(0)
+
+        threading.Thread(target=watch, name="stdin-watch", daemon=True).start()
     with socket.create_server((host, port)) as server:
         bound = server.getsockname()
         print(f"listening on {bound[0]}:{bound[1]}", flush=True)

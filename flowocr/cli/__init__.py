@@ -136,12 +136,13 @@ def calibrate_cmd(show: bool, force: bool) -> None:
 @click.option("--listen", default="127.0.0.1:0", show_default=True,
               help="HOST:PORT to listen on (port 0: any free port; the address is printed).")
 @click.option("--once", is_flag=True, help="Serve one aux stream, then exit.")
-def aux_serve_cmd(listen: str, once: bool) -> None:
+@click.option("--until-stdin-closes", is_flag=True, help="Exit when standard input ends (flowocr's own use).")
+def aux_serve_cmd(listen: str, once: bool, until_stdin_closes: bool) -> None:
     """Run the change detector on its own; `flowocr run --aux-connect HOST:PORT` sends it the aux stream."""
     from flowocr.aux.server import serve
 
     try:
-        serve(listen, once=once)
+        serve(listen, once=once, until_stdin_closes=until_stdin_closes)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--listen") from exc
 

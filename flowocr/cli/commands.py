@@ -223,12 +223,16 @@ def run_command(
         _batch_end(videos, failed, done)
         return
     done = 0
+    detector = None  # a batch shares one change-detector process (one start instead of one per video)
     try:
         for n, video in enumerate(videos, start=1):
             if (skip_existing or options.resume) and report_says_complete(options.output(video, "json")):
                 progress.note(f"[{n}/{len(videos)}] {video}: skipped (its report says complete)")
                 continue
-            run = VideoRun(video, options, listener=progress.listener(n, video))
+            if len(videos) > 1 and not options.no_aux and options.aux_connect is None:
+                detector = _batch_detector(detector)
+            run = VideoRun(video, options, listener=progress.listener(n, video),
+                           detector=detector.address if detector is not None else None)  # fmt: skip
             try:
                 for _ in run.cues():
                     pass
@@ -241,8 +245,22 @@ def run_command(
             done += 1
             progress.finished(video, run.report)
     finally:
+        if detector is not None:
+            detector.stop()
         progress.close()
     _batch_end(videos, failed, done)
+
+
+def _batch_detector(current):
+    """The batch's change detector: ``current`` while it runs, a new one when there is none or it died (the
+    failure of the run it died in is that run's own; the next run gets a fresh detector)."""
+    from flowocr.aux.client import Detector
+
+    if current is not None and current.alive:
+        return current
+    if current is not None:
+        current.stop()
+    return Detector(many=True)
 
 
 def _batch_end(videos: list[str], failed: list[tuple[str, str]], done: int) -> None:
