@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -146,3 +147,27 @@ def bench_script():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def marked_env() -> tuple[dict[str, str], str]:
+    """An environment that tags a CLI run and every process it starts (children inherit it)."""
+    mark = uuid.uuid4().hex
+    return {**os.environ, "FLOWOCR_TEST_MARK": mark}, mark
+
+
+def processes_marked(mark: str) -> list[str]:
+    """Live processes (any parent: orphans too) whose environment carries ``mark``, as ``pid name``."""
+    found = []
+    needle = f"FLOWOCR_TEST_MARK={mark}".encode()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if needle not in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+                continue
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        if stat.rsplit(")", 1)[1].split()[0] != "Z":
+            found.append(f"{pid} {stat.split('(', 1)[1].rsplit(')', 1)[0]}")
+    return found

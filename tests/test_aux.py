@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -11,7 +10,7 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, child_processes, run_cli
+from conftest import FIXTURES, child_processes, marked_env, processes_marked, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -138,13 +137,13 @@ def test_a_batch_shares_one_detector_and_replaces_it_when_it_died(tmp_path):
     folder.mkdir()
     for name in ("a.mp4", "b.mp4"):
         (folder / name).write_bytes((FIXTURES / "demo.mp4").read_bytes())
-    before = _batch_detectors_running()
-    result = run_cli("run", str(folder), "-o", str(tmp_path / "out"), "--quiet")
+    env, mark = marked_env()
+    result = run_cli("run", str(folder), "-o", str(tmp_path / "out"), "--quiet", env=env)
     assert result.returncode == 0, result.stderr
     detectors = {json.loads((tmp_path / "out" / f"{n}.report.json").read_text())["aux"]["detector"] for n in "ab"}
     assert len(detectors) == 1  # one process served both videos
     assert (tmp_path / "out" / "a.srt").read_text() == (tmp_path / "out" / "b.srt").read_text()
-    assert _batch_detectors_running() == before  # stopped with the batch
+    assert processes_marked(mark) == []  # the detector stopped with the batch
 
     first = _batch_detector(None)
     try:
@@ -159,17 +158,6 @@ def test_a_batch_shares_one_detector_and_replaces_it_when_it_died(tmp_path):
         for detector in (first, locals().get("second")):
             if detector is not None:
                 detector.stop()
-
-
-def _batch_detectors_running() -> int:
-    count = 0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                count += b"--until-stdin-closes" in f.read()
-        except OSError:
-            continue
-    return count
 
 
 def test_no_detector_at_the_address_is_one_clear_error(tmp_path):

@@ -20,12 +20,19 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, SHARED_VIDEOS, child_processes, needs_shared, run_cli
+from conftest import (
+    FIXTURES,
+    SHARED_VIDEOS,
+    child_processes,
+    marked_env,
+    needs_shared,
+    processes_marked,
+    run_cli,
+)
 
 from flowocr import ffmpeg
 from flowocr.decode import AuxSpec
@@ -37,30 +44,6 @@ from flowocr.plan.stream import plan_video
 from flowocr.probe import probe, sample_grid, scan_index
 
 # --- helpers ----------------------------------------------------------------------------------------------------
-
-
-def marked_env() -> tuple[dict[str, str], str]:
-    """An environment that tags a CLI run and every process it starts (children inherit it)."""
-    mark = uuid.uuid4().hex
-    return {**os.environ, "FLOWOCR_TEST_MARK": mark}, mark
-
-
-def processes_marked(mark: str) -> list[str]:
-    """Live processes (any parent: orphans too) whose environment carries ``mark``, as ``pid name``."""
-    found = []
-    needle = f"FLOWOCR_TEST_MARK={mark}".encode()
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            if needle not in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
-                continue
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        if stat.rsplit(")", 1)[1].split()[0] != "Z":
-            found.append(f"{pid} {stat.split('(', 1)[1].rsplit(')', 1)[0]}")
-    return found
 
 
 def assert_nothing_left(mark: str) -> None:
