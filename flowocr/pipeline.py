@@ -177,7 +177,7 @@ class VideoRun:
         area_spec = parse_area(opts.area)
         info = probe(self.video)
         self.info = info
-        # The models load (about a second) while the decoders and the detector start: first text comes sooner.
+        # The models load (about 0.3 s) while the decoders and the detector start: first text comes sooner.
         check_engine(opts.engine, lang=opts.lang)
         self._engine_loading = _in_background(lambda: get_engine(opts.engine, lang=opts.lang))
         lanes, notes = resolve_lanes(self.video, lanes=opts.lanes, shards=opts.decode_shards, hwaccel=opts.hwaccel)
@@ -222,7 +222,7 @@ class VideoRun:
                 self.stats.decode_wait_s += time.monotonic() - waited
                 if not self._engine_loading.done():
                     # The decoders are running now; let the models finish loading before this thread takes the
-                    # GIL to forward frames (loading is mostly Python work: ~1.2 s alone, ~1.6 s contended).
+                    # GIL to forward frames.
                     self._engine_loading.exception()
                 yield from sampler.take(frame)
                 waited = time.monotonic()
