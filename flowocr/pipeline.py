@@ -121,6 +121,15 @@ def _error_text(error: BaseException | None) -> str | None:
     return f"{type(error).__name__}: {one_line(error)}"
 
 
+def join_at_exit(thread: threading.Thread, timeout: float = 10.0) -> None:
+    """Before the interpreter exits, wait up to ``timeout`` s for ``thread`` (a model load): ONNX Runtime aborts
+    the process ("terminate called without an active exception") when it exits while a session is being
+    created. A daemon thread with a bounded join, so that a slow load (PaddleOCR) cannot hold the exit long."""
+    import atexit
+
+    atexit.register(thread.join, timeout)
+
+
 def _in_background(work: Callable[[], Any]):
     """``work()`` on a thread of its own; returns its Future."""
     from concurrent.futures import Future
@@ -133,8 +142,9 @@ def _in_background(work: Callable[[], Any]):
         except BaseException as exc:
             future.set_exception(exc)
 
-    # Not a daemon: ONNX Runtime aborts the process if it exits while a session is being created.
-    threading.Thread(target=target, name="flowocr-engine-load").start()
+    thread = threading.Thread(target=target, name="flowocr-engine-load", daemon=True)
+    thread.start()
+    join_at_exit(thread)
     return future
 
 

@@ -155,6 +155,7 @@ def test_main_frames_as_i420_are_ffmpegs_own_planes_and_read_as_bgr_and_grey():
     assert main_format_for(info) == "yuv420p"
     assert main_format_for(replace(info, pix_fmt="yuv444p")) == "bgr24"  # would lose chroma: BGR from ffmpeg
     assert main_format_for(replace(info, pix_fmt="yuvj420p")) == "bgr24"  # full range: ffmpeg converts
+    assert main_format_for(replace(info, color_range="pc")) == "bgr24"  # tagged full range: the same
     assert main_format_for(replace(info, width=641)) == "bgr24"  # I420 needs an even size
     index = scan_index(info)
     grid = sample_grid(index, Fraction(2))

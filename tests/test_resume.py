@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, bench_script, run_cli
+from conftest import FIXTURES, bench_script, marked_env, processes_marked, run_cli
 
 from flowocr import resume as resuming
 from flowocr.cues.model import Cue, FrameText
@@ -124,7 +124,8 @@ def _run_killed(video: Path, out: Path, *extra: str, past_frame: int) -> bool:
     """Start a run and SIGKILL it as soon as its checkpoint is past frame ``past_frame`` (nothing is cleaned up: as
     a power cut would). False when it finished first."""
     argv = [sys.executable, "-m", "flowocr", "run", str(video), "-o", str(out), "--quiet", *extra]
-    env = {**os.environ, "FLOWOCR_CHECKPOINT_SECONDS": "0.05"}  # a checkpoint at (almost) every quiet point
+    env, _MARKS[video] = marked_env()
+    env["FLOWOCR_CHECKPOINT_SECONDS"] = "0.05"  # a checkpoint at (almost) every quiet point
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     checkpoint = out / f"{video.stem}.resume.json"
     while proc.poll() is None and _checkpoint_frame(checkpoint) <= past_frame:
@@ -136,20 +137,13 @@ def _run_killed(video: Path, out: Path, *extra: str, past_frame: int) -> bool:
     return True
 
 
+_MARKS: dict[Path, str] = {}  # the environment mark of the last killed run of each video
+
+
 def _left_behind(video: Path) -> list[str]:
-    """Processes a killed run left: ffmpeg/ffprobe still reading its video, or an orphaned change detector."""
-    left = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if stat[0] == "Z":
-            continue
-        if str(video) in cmdline or ("aux-serve" in cmdline and stat[1] == "1"):
-            left.append(f"{pid} {cmdline[:100]}")
-    return left
+    """Processes the last killed run of ``video`` left (ffmpeg, ffprobe, its change detector), found by the
+    environment mark they inherited (never another test's processes)."""
+    return processes_marked(_MARKS[video])
 
 
 def _wait_none_left(video: Path) -> None:

@@ -31,15 +31,16 @@ class Detector:
     """A change-detector process started by flowocr (``flowocr aux-serve --listen 127.0.0.1:0``).
 
     By default it serves one aux stream (``--once``). ``many=True`` keeps it for several runs one after the
-    other (a batch: one process start instead of one per video); it then exits when its stdin closes, so it
-    never outlives flowocr, even one killed with SIGKILL."""
+    other (a batch: one process start instead of one per video). Either way it exits when its stdin closes, so
+    it never outlives flowocr, even one killed with SIGKILL before it connected."""
 
     def __init__(self, *, many: bool = False) -> None:
-        argv = [sys.executable, "-m", "flowocr", "aux-serve", "--listen", "127.0.0.1:0"]
-        argv.append("--until-stdin-closes" if many else "--once")
+        argv = [sys.executable, "-m", "flowocr", "aux-serve", "--listen", "127.0.0.1:0", "--until-stdin-closes"]
+        if not many:
+            argv.append("--once")
         self.many = many
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE if many else subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)  # fmt: skip
         line = self.proc.stdout.readline().strip()
         if not line.startswith("listening on "):
             err = self.proc.stderr.read().strip().splitlines()

@@ -177,8 +177,9 @@ def measure(engine: str = "rapidocr", *, clip: Path = PROBE_CLIP) -> Measurement
     Raises :class:`CalibrationFailed` when the clip is missing, and whatever the decode or the engine raise.
     """
     from flowocr.decode.hwaccel import HWACCELS, check_hwaccel
-    from flowocr.decode.lane import AuxSpec, BlockDecoder
+    from flowocr.decode.lane import AuxSpec, BlockDecoder, main_format_for
     from flowocr.ocr.engine import get_engine
+    from flowocr.ocr.reuse import STROKE_WIDTH
     from flowocr.plan import Block
     from flowocr.probe import probe, sample_grid, scan_index
 
@@ -192,7 +193,8 @@ def measure(engine: str = "rapidocr", *, clip: Path = PROBE_CLIP) -> Measurement
     wanted = [grid[min(len(grid) - 1, int(share * len(grid)))] for share in OCR_PROBE_AT]
 
     def lane_seconds(**lane) -> tuple[float, dict[int, object]]:
-        decoder = BlockDecoder(info, index, Block(0, 0, len(index), 0), grid, aux=AuxSpec(), **lane)
+        decoder = BlockDecoder(info, index, Block(0, 0, len(index), 0), grid, aux=AuxSpec(max_width=STROKE_WIDTH),
+                               main_format=main_format_for(info), **lane)  # as a run's lane decodes  # fmt: skip
         kept = {}
         t0 = time.perf_counter()
         try:

@@ -229,11 +229,11 @@ def run_command(
             if (skip_existing or options.resume) and report_says_complete(options.output(video, "json")):
                 progress.note(f"[{n}/{len(videos)}] {video}: skipped (its report says complete)")
                 continue
-            if len(videos) > 1 and not options.no_aux and options.aux_connect is None:
-                detector = _batch_detector(detector)
-            run = VideoRun(video, options, listener=progress.listener(n, video),
-                           detector=detector.address if detector is not None else None)  # fmt: skip
             try:
+                if len(videos) > 1 and not options.no_aux and options.aux_connect is None:
+                    detector = _batch_detector(detector)  # a detector that cannot start fails this video only
+                run = VideoRun(video, options, listener=progress.listener(n, video),
+                               detector=detector.address if detector is not None else None)  # fmt: skip
                 for _ in run.cues():
                     pass
             except FlowOcrError as exc:
@@ -335,9 +335,9 @@ def _task_error(video: str, exc: BaseException) -> str:
 
 def _preload_engine(engine: str, lang: str) -> None:
     """Start loading the OCR models while the run calibrates, probes and starts its decoders. A failure here is
-    left for the run itself to raise, with its own message. The thread is not a daemon: the process waits for
-    it before it exits (a bad input ends the command at once), since ONNX Runtime aborts the process ("terminate
-    called without an active exception") when it exits while a session is being created."""
+    left for the run itself to raise, with its own message. The process waits (at most 10 s) for the load before
+    it exits (a bad input ends the command at once): ONNX Runtime aborts the process ("terminate called without
+    an active exception") when it exits while a session is being created."""
     import threading
 
     from flowocr.ocr.engine import get_engine
@@ -348,7 +348,11 @@ def _preload_engine(engine: str, lang: str) -> None:
         except Exception:
             pass
 
-    threading.Thread(target=load, name="flowocr-engine-preload").start()
+    from flowocr.pipeline import join_at_exit
+
+    thread = threading.Thread(target=load, name="flowocr-engine-preload", daemon=True)
+    thread.start()
+    join_at_exit(thread)
 
 
 def calibrate_command(*, show: bool, force: bool) -> None:

@@ -60,7 +60,8 @@ class Frame:
     """One decoded frame: its presentation-order index, its pts (stream time base) and its pixels.
 
     ``data`` is what the lane delivered: H x W x 3 BGR (``layout`` "bgr24"), the I420 planes as an (H * 3 / 2) x W
-    array ("yuv420p"), or H x W grey for the aux stream ("gray"). :attr:`image` is always H x W x 3 BGR and
+    array ("yuv420p"), or H x W grey for the aux stream ("gray"). :attr:`image` is H x W x 3 BGR for the main
+    stream (the grey array itself for the aux stream) and
     :meth:`grey` grey levels; :attr:`image` is converted on first use (an I420 frame never OCR'd never is).
     """
 
@@ -101,12 +102,17 @@ _VIDEO_TO_FULL = np.clip(np.round((np.arange(256) - 16) * 255 / 219), 0, 255).as
 
 
 def main_format_for(info: VideoInfo) -> MainFormat:
-    """``yuv420p`` where the source is stored as 8-bit 4:2:0 video-range YUV with an even frame size (no
-    conversion loses anything there), else ``bgr24``. Piping I420 instead of BGR halves the bytes of every
-    sampled frame; measured on 60 s of 1080p H.264 with 120 frames sampled: the lane's CPU time 7.2-7.8 s
-    instead of 8.7-11 s, and half the page faults on the reading side."""
+    """``yuv420p`` where the source is stored as 8-bit 4:2:0 YUV, not tagged full range, with an even frame size;
+    else ``bgr24`` (ffmpeg converts). Piping I420 instead of BGR halves the bytes of every sampled frame;
+    measured on 60 s of 1080p H.264 with 120 frames sampled: the lane's CPU time 7.2-7.8 s instead of 8.7-11 s,
+    and half the page faults on the reading side.
+
+    The luma plane is exact either way (the change tests read it). OpenCV converts I420 to BGR with the BT.601
+    matrix; for a BT.709 source (most HD) that shifts hues slightly against ffmpeg's conversion (a mean of
+    about 1 level per channel on the fixtures), which leaves OCR's reading of text on its background alone. A
+    full-range stream would be clipped by the video-range tables here, so ffmpeg converts those."""
     even = info.display_width % 2 == 0 and info.display_height % 2 == 0
-    return "yuv420p" if info.pix_fmt == "yuv420p" and even else "bgr24"
+    return "yuv420p" if info.pix_fmt == "yuv420p" and info.color_range != "pc" and even else "bgr24"
 
 
 @dataclass(frozen=True)
@@ -114,7 +120,7 @@ class AuxSpec:
     """The aux stream: every ``every``-th frame of the block, greyscale, showing ``area`` (x, y, w, h in display
     pixels; None: the whole frame) scaled by ``scale``, but never wider than ``max_width`` pixels (None: no cap).
 
-    The cap is the width the change detector works at (:data:`flowocr.aux.detector.WORK_WIDTH`): a wider frame
+    The cap is the width the change detector works at (:data:`flowocr.ocr.reuse.STROKE_WIDTH`): a wider frame
     would be decoded, piped, sent and then shrunk by the detector. A 1080p frame at 0.35 is 672 px wide;
     capped, it is sent at 320 px, less than a quarter of the bytes."""
 

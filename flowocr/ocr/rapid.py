@@ -52,13 +52,14 @@ no space at all.
   once vs one image per call: 134 vs 125 ms per image (demo.mp4 at 2 fps, bottom band, 24 frames; det 66 ms,
   rec 63 ms): on one CPU thread batching gains nothing measurable; it pays with more threads and on
   accelerators, and the results are identical either way (padding depends on the crop alone).
-- Threads: ``threads=None`` lets onnxruntime use every core. Several engines in parallel processes should
-  get ``threads`` = cores / processes each. Results do not depend on the thread count.
+- Threads: ``threads=None`` lets onnxruntime use every core (``get_engine`` asks for one thread on machines
+  with two CPUs or fewer: :func:`flowocr.ocr.engine.default_threads`). Several engines in parallel processes
+  should get ``threads`` = cores / processes each. Results do not depend on the thread count.
 
 How a batch is read
 -------------------
-1. Detection, one image at a time: our pre-process (scale, pad to a multiple of 32, normalise), RapidOCR's
-   ONNX session and its DB post-process (boxes in image pixels), then boxes in reading order.
+1. Detection, one image at a time: our pre-process (scale, pad to a multiple of 32, normalise), the ONNX
+   session and the DB post-process of :mod:`flowocr.ocr.ppocr` (boxes in image pixels), then reading order.
 2. Every text box of every image of the batch is cut out of the *original* image (not the scaled one), warped
    straight to at least the recogniser's 48 px height (:func:`crop_box`).
 3. Optional 0/180 degree classification of all crops of the batch at once.

@@ -39,6 +39,8 @@ class VideoInfo:
     format_start_time: Fraction | None
     duration: Fraction | None
     frames_from_header: int | None
+    #: ``tv`` (video range), ``pc`` (full range), or None when the stream does not say.
+    color_range: str | None = None
 
     def __post_init__(self) -> None:
         if self.width <= 0 or self.height <= 0:
@@ -154,6 +156,7 @@ def parse_probe(path: str, data: dict[str, Any]) -> VideoInfo:
         format_start_time=_decimal(fmt.get("start_time")),
         duration=_decimal(s.get("duration")) or _decimal(fmt.get("duration")),
         frames_from_header=_int(s.get("nb_frames")),
+        color_range=s.get("color_range") if s.get("color_range") in ("tv", "pc") else None,
     )
 
 
