@@ -212,14 +212,9 @@ def identity_argv() -> list[str]:
     return [tool("ffmpeg"), "-hwaccels"]
 
 
-def capture(argv: Sequence[str], *, what: str, timeout: float = 30) -> str:
-    """Run a short command to its end and return its stdout; :class:`ProcessFailed` (with the exit code and
-    the stderr tail) when it exits non-zero or runs past ``timeout`` seconds (it is killed then)."""
-    return capture_both(argv, what=what, timeout=timeout)[0]
-
-
-def capture_both(argv: Sequence[str], *, what: str, timeout: float = 30) -> tuple[str, str]:
-    """:func:`capture`, returning stdout and stderr."""
+def capture(argv: Sequence[str], *, what: str, timeout: float = 30) -> tuple[str, str]:
+    """Run a short command to its end and return its stdout and stderr; :class:`ProcessFailed` (with the exit code
+    and the stderr tail) when it exits non-zero or runs past ``timeout`` seconds (it is killed then)."""
     try:
         done = subprocess.run(list(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired as exc:

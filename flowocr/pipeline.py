@@ -121,17 +121,13 @@ def _error_text(error: BaseException | None) -> str | None:
     return f"{type(error).__name__}: {one_line(error)}"
 
 
-def join_at_exit(thread: threading.Thread, timeout: float = 10.0) -> None:
-    """Before the interpreter exits, wait up to ``timeout`` s for ``thread`` (a model load): ONNX Runtime aborts
-    the process ("terminate called without an active exception") when it exits while a session is being
-    created. A daemon thread with a bounded join, so that a slow load (PaddleOCR) cannot hold the exit long."""
+def in_background(work: Callable[[], Any], name: str = "flowocr-engine-load"):
+    """``work()`` (a model load) on a daemon thread of its own; returns its Future.
+
+    Before the interpreter exits it waits up to 10 s for the thread: ONNX Runtime aborts the process ("terminate
+    called without an active exception") when it exits while a session is being created. Bounded, so that a slow
+    load (PaddleOCR) cannot hold the exit long."""
     import atexit
-
-    atexit.register(thread.join, timeout)
-
-
-def _in_background(work: Callable[[], Any]):
-    """``work()`` on a thread of its own; returns its Future."""
     from concurrent.futures import Future
 
     future: Future = Future()
@@ -142,9 +138,9 @@ def _in_background(work: Callable[[], Any]):
         except BaseException as exc:
             future.set_exception(exc)
 
-    thread = threading.Thread(target=target, name="flowocr-engine-load", daemon=True)
+    thread = threading.Thread(target=target, name=name, daemon=True)
     thread.start()
-    join_at_exit(thread)
+    atexit.register(thread.join, 10.0)
     return future
 
 
@@ -189,7 +185,7 @@ class VideoRun:
         self.info = info
         # The models load (about 0.3 s) while the decoders and the detector start: first text comes sooner.
         check_engine(opts.engine, lang=opts.lang)
-        self._engine_loading = _in_background(lambda: get_engine(opts.engine, lang=opts.lang))
+        self._engine_loading = in_background(lambda: get_engine(opts.engine, lang=opts.lang))
         lanes, notes = resolve_lanes(self.video, lanes=opts.lanes, shards=opts.decode_shards, hwaccel=opts.hwaccel)
         self.hw_notes = notes
         rect = area_spec.rect(info.display_width, info.display_height)
@@ -541,14 +537,12 @@ class _PixelSampler:
         return self.ref_index, self.ref_lines
 
     def take(self, frame) -> Iterator[Cue]:
-        from flowocr.ocr.reuse import strokes
-
         if frame.stream != "main" or frame.index <= self.after:
             return
         if self.ref is None and self.ref_index is not None:
             self.ref = self.run.area_strokes(self.run.fetch(self.ref_index))
         rect = self.run.area
-        now = strokes(frame.grey((rect.x, rect.y, rect.w, rect.h)))
+        now = self.run.area_strokes(frame)
         if self.ref is not None and not self.test.changed(now, self.ref, self.ref_lines, (rect.x, rect.y)):
             lines, reused = self.ref_lines, True
         else:
@@ -673,13 +667,12 @@ class _ChangeSampler:
 
     def _decide(self, frame) -> Iterator[Cue]:
         from flowocr.aux.detector import spikes
-        from flowocr.ocr.reuse import strokes
 
         run = self.run
         rect = run.area
         if self.ref is None and self.ref_index is not None:
             self.ref = run.area_strokes(run.fetch(self.ref_index))
-        now = strokes(frame.grey((rect.x, rect.y, rect.w, rect.h)))
+        now = run.area_strokes(frame)
         previous = self.fed[-1] if self.fed else None
         if previous is not None:
             peaks = spikes(self._changes(previous, frame.index))

@@ -171,3 +171,12 @@ def processes_marked(mark: str) -> list[str]:
         if stat.rsplit(")", 1)[1].split()[0] != "Z":
             found.append(f"{pid} {stat.split('(', 1)[1].rsplit(')', 1)[0]}")
     return found
+
+
+def encode_testsrc(path: Path, *, size: str, seconds: float, gop: int) -> Path:
+    """``seconds`` of ffmpeg's testsrc2 (moving, with changing text) at ``size`` and 25 fps, H.264 ultrafast,
+    a keyframe every ``gop`` frames."""
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={size}:r=25:d={seconds:g}", "-c:v",
+                    "libx264", "-preset", "ultrafast", "-g", str(gop), "-pix_fmt", "yuv420p", str(path)],
+                   check=True)  # fmt: skip
+    return path

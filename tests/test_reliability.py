@@ -28,6 +28,7 @@ from conftest import (
     FIXTURES,
     SHARED_VIDEOS,
     child_processes,
+    encode_testsrc,
     marked_env,
     needs_shared,
     processes_marked,
@@ -81,10 +82,7 @@ def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:
 @pytest.fixture(scope="module")
 def long_video(tmp_path_factory) -> Path:
     """30 s of 320x180 with changing text (testsrc2's counters): a run lasts long enough to be stopped mid-way."""
-    path = tmp_path_factory.mktemp("long") / "long clip.mp4"
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=30", "-c:v", "libx264",
-                    "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", str(path)], check=True)  # fmt: skip
-    return path
+    return encode_testsrc(tmp_path_factory.mktemp("long") / "long clip.mp4", size="320x180", seconds=30, gop=25)
 
 
 # --- 1. bad input through `flowocr run`: one clear line, a non-zero exit --------------------------------------------
@@ -381,9 +379,7 @@ def test_a_batch_of_50_short_videos_with_3_lanes_and_a_small_budget_completes_wi
 
     folder = tmp_path / "batch"
     folder.mkdir()
-    first = folder / "clip_00.mp4"
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=25:d=1", "-c:v", "libx264",
-                    "-preset", "ultrafast", "-g", "5", "-pix_fmt", "yuv420p", str(first)], check=True)  # fmt: skip
+    first = encode_testsrc(folder / "clip_00.mp4", size="160x90", seconds=1, gop=5)
     videos = [first] + [folder / f"clip_{n:02d}.mp4" for n in range(1, 50)]
     for video in videos[1:]:
         shutil.copy(first, video)

@@ -17,6 +17,7 @@ import pytest
 from conftest import (
     FIXTURES,
     child_processes,
+    encode_testsrc,
     ffmpeg_framemd5,
     fixture_videos,
     needs_shared,
@@ -216,10 +217,7 @@ def test_sigint_during_a_run_exits_130_and_leaves_no_ffmpeg(tmp_path):
 
 @pytest.fixture(scope="session")
 def video_1080p(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("big") / "hd.mp4"
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=25:d=6", "-c:v", "libx264",
-                    "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", str(path)], check=True)  # fmt: skip
-    return path
+    return encode_testsrc(tmp_path_factory.mktemp("big") / "hd.mp4", size="1920x1080", seconds=6, gop=25)
 
 
 def test_buffered_bytes_stay_within_the_budget_plus_the_block_being_consumed(video_1080p):

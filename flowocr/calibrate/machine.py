@@ -117,7 +117,7 @@ def ffmpeg_identity() -> tuple[str, tuple[str, ...]]:
     """ffmpeg's version line (without the copyright) and its compiled-in hwaccels; ``"ffmpeg unavailable"``
     when it cannot be run (the probe then fails on its own)."""
     try:
-        out, err = ffmpeg.capture_both(ffmpeg.identity_argv(), what="ffmpeg -hwaccels", timeout=15)
+        out, err = ffmpeg.capture(ffmpeg.identity_argv(), what="ffmpeg -hwaccels", timeout=15)
     except FlowOcrError:
         return "ffmpeg unavailable", ()
     first = [line for line in err.splitlines() if line.startswith("ffmpeg version")][:1]

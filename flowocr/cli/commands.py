@@ -184,7 +184,7 @@ def run_command(
     from flowocr.cli.progress import make_progress
     from flowocr.errors import FlowOcrError, one_line
     from flowocr.ocr.area import parse_area
-    from flowocr.pipeline import RunOptions, VideoRun, expand_inputs, report_says_complete
+    from flowocr.pipeline import RunOptions, VideoRun, expand_inputs
 
     parse_area(area)  # a bad --area is a usage error before any work
 
@@ -226,8 +226,7 @@ def run_command(
     detector = None  # a batch shares one change-detector process (one start instead of one per video)
     try:
         for n, video in enumerate(videos, start=1):
-            if (skip_existing or options.resume) and report_says_complete(options.output(video, "json")):
-                progress.note(f"[{n}/{len(videos)}] {video}: skipped (its report says complete)")
+            if _already_complete(n, video, len(videos), options, progress, skip=skip_existing or options.resume):
                 continue
             try:
                 if len(videos) > 1 and not options.no_aux and options.aux_connect is None:
@@ -249,6 +248,16 @@ def run_command(
             detector.stop()
         progress.close()
     _batch_end(videos, failed, done)
+
+
+def _already_complete(n: int, video: str, total: int, options, progress, *, skip: bool) -> bool:
+    """Whether ``video`` is skipped (``skip``: --skip-existing or --resume, and its report says complete); says so."""
+    from flowocr.pipeline import report_says_complete
+
+    if skip and report_says_complete(options.output(video, "json")):
+        progress.note(f"[{n}/{total}] {video}: skipped (its report says complete)")
+        return True
+    return False
 
 
 def _batch_detector(current):
@@ -278,14 +287,9 @@ def _run_distributed(videos: list[str], options, cluster: dict, progress, failed
     as a local batch lists them. Returns how many videos completed."""
     from flowocr import cluster as distributed
     from flowocr.errors import FlowOcrError, one_line
-    from flowocr.pipeline import report_says_complete
 
-    pending = []
-    for n, video in enumerate(videos, start=1):
-        if skip and report_says_complete(options.output(video, "json")):
-            progress.note(f"[{n}/{len(videos)}] {video}: skipped (its report says complete)")
-        else:
-            pending.append(video)
+    pending = [video for n, video in enumerate(videos, start=1)
+               if not _already_complete(n, video, len(videos), options, progress, skip=skip)]  # fmt: skip
     if not pending:
         return 0
     executor = distributed.make_executor(cluster.get("executor", "local"), address=cluster.get("ray_address"),
@@ -335,24 +339,11 @@ def _task_error(video: str, exc: BaseException) -> str:
 
 def _preload_engine(engine: str, lang: str) -> None:
     """Start loading the OCR models while the run calibrates, probes and starts its decoders. A failure here is
-    left for the run itself to raise, with its own message. The process waits (at most 10 s) for the load before
-    it exits (a bad input ends the command at once): ONNX Runtime aborts the process ("terminate called without
-    an active exception") when it exits while a session is being created."""
-    import threading
-
+    left for the run itself to raise, with its own message (the Future holding it is dropped)."""
     from flowocr.ocr.engine import get_engine
+    from flowocr.pipeline import in_background
 
-    def load() -> None:
-        try:
-            get_engine(engine, lang=lang)
-        except Exception:
-            pass
-
-    from flowocr.pipeline import join_at_exit
-
-    thread = threading.Thread(target=load, name="flowocr-engine-preload", daemon=True)
-    thread.start()
-    join_at_exit(thread)
+    in_background(lambda: get_engine(engine, lang=lang), name="flowocr-engine-preload")
 
 
 def calibrate_command(*, show: bool, force: bool) -> None:

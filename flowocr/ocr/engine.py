@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -162,11 +161,9 @@ def default_threads() -> int | None:
     scheduled: measured on 1080p subtitle bands, 135 ms of CPU per call with two threads against 99 ms with one
     (80 and 130 ms of wall time on an idle machine). Time to first text is a few tens of ms later; everything
     after it is sooner."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return 1 if cpus <= 2 else None
+    from flowocr.calibrate.machine import cpu_count
+
+    return 1 if cpu_count() <= 2 else None
 
 
 def engine_loaded(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> bool:
