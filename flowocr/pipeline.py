@@ -330,12 +330,12 @@ class VideoRun:
 
     def area_strokes(self, frame):
         """The stroke map of ``frame``'s text area (:func:`flowocr.ocr.reuse.strokes`); none for a missing frame."""
-        from flowocr.ocr.reuse import strokes
+        from flowocr.ocr.reuse import frame_strokes
 
         if frame is None:
             return None
         rect = self.area
-        return strokes(frame.grey((rect.x, rect.y, rect.w, rect.h)))
+        return frame_strokes(frame, (rect.x, rect.y, rect.w, rect.h))
 
     @property
     def engine(self):

@@ -174,6 +174,13 @@ def test_main_frames_as_i420_are_ffmpegs_own_planes_and_read_as_bgr_and_grey():
         diff = np.abs(grey.astype(int) - cv2.cvtColor(bgr[frame.index], cv2.COLOR_BGR2GRAY))
         assert np.percentile(diff, 99) <= 3, frame.index  # video range stretched to full range
         assert np.array_equal(frame.grey((10, 20, 30, 40)), grey[20:60, 10:40])
+        # reduced while still video range, then stretched: the levels of reducing the stretched grey, give or take
+        # the rounding of each (the stretch is 255/219)
+        small = frame.grey((0, 0, 640, 360), size=(320, 180))
+        reduced = cv2.resize(grey, (320, 180), interpolation=cv2.INTER_AREA)
+        assert small.shape == (180, 320)
+        off = np.abs(small.astype(int) - reduced)
+        assert np.percentile(off, 99) <= 2 and off.mean() < 0.6, frame.index
 
 
 def test_aux_every_third_frame_is_on_its_own_grid():

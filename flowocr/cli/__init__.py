@@ -7,6 +7,7 @@ Errors are mapped to one line and an exit code here, in one place.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -151,6 +152,9 @@ def main(argv: list[str] | None = None, prog_name: str = "flowocr") -> None:
     """Entry point: run the click group, print flowocr errors as one line, exit with their code."""
     from flowocr.errors import FlowOcrError, one_line
 
+    # numpy's OpenBLAS starts a worker per CPU that spins for ~0.1 s CPU after import; flowocr multiplies small
+    # vectors only, so a command (and the detector process it starts, which inherits this) keeps one thread.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     _stop_on_sigterm()
     try:
         cli.main(args=argv, prog_name=prog_name, standalone_mode=False)

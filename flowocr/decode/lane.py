@@ -83,19 +83,24 @@ class Frame:
             return cv2.cvtColor(self.data, cv2.COLOR_YUV2BGR_I420)
         return self.data
 
-    def grey(self, region: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    def grey(self, region: tuple[int, int, int, int] | None = None, size: tuple[int, int] | None = None) -> np.ndarray:
         """Grey levels of the frame or of its ``region`` (x, y, w, h), as converting :attr:`image` to grey gives
         them (full range). For I420 that is the luma plane stretched from video range (16-235) by a table: the
-        colours are never converted."""
+        colours are never converted. ``size`` (w, h): reduced to that size by area averaging; an I420 frame's
+        luma is reduced before it is stretched (the same levels give or take the rounding of each step, at a
+        fraction of the work)."""
         import cv2
 
         rows = self.data.shape[0] * 2 // 3 if self.layout == "yuv420p" else self.data.shape[0]
         x, y, w, h = region or (0, 0, self.data.shape[1], rows)
-        if self.layout == "gray":
-            return self.data[y : y + h, x : x + w]
+        pixels = self.data[y : y + h, x : x + w]
+        if self.layout == "bgr24":
+            pixels = cv2.cvtColor(pixels, cv2.COLOR_BGR2GRAY)
+        if size is not None and size != (w, h):
+            pixels = cv2.resize(pixels, size, interpolation=cv2.INTER_AREA)
         if self.layout == "yuv420p":
-            return cv2.LUT(self.data[y : y + h, x : x + w], _VIDEO_TO_FULL)
-        return cv2.cvtColor(self.data[y : y + h, x : x + w], cv2.COLOR_BGR2GRAY)
+            pixels = cv2.LUT(pixels, _VIDEO_TO_FULL)
+        return pixels
 
 
 _VIDEO_TO_FULL = np.clip(np.round((np.arange(256) - 16) * 255 / 219), 0, 255).astype(np.uint8)
@@ -446,7 +451,7 @@ class _Run:
     def _read_frames(self, stream: Stream, pipe, frame_size: int) -> None:
         try:
             while not self.stop.is_set():
-                buf = bytearray(frame_size)
+                buf = np.empty(frame_size, np.uint8)  # not a bytearray: no zero-fill of pages read over at once
                 view = memoryview(buf)
                 got = 0
                 while got < frame_size:
@@ -516,7 +521,7 @@ class _Run:
             if data is None:
                 open_streams.discard(stream)
                 continue
-            if not data:
+            if len(data) == 0:
                 rc = self.proc.wait()
                 if rc != 0 and not self.proc.stopped_by_us:
                     raise self.proc.failure(rc)

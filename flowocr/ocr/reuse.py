@@ -37,14 +37,34 @@ class Strokes:
         return int(np.count_nonzero(self.mask))
 
 
+def map_size(width: int, height: int) -> tuple[int, int, float]:
+    """The stroke map's width and height for a text area of ``width`` x ``height`` pixels, and the scale."""
+    scale = min(1.0, STROKE_WIDTH / width)
+    if scale >= 1.0:
+        return width, height, 1.0
+    return max(1, round(width * scale)), max(1, round(height * scale)), scale
+
+
 def strokes(area_image: np.ndarray, *, bright: int = 180, dark: int = 90) -> Strokes:
     """Stroke map of a BGR (or grey) image of the text area: pixels >= ``bright`` with a 3x3 neighbour
     <= ``dark``."""
     grey = area_image if area_image.ndim == 2 else cv2.cvtColor(area_image, cv2.COLOR_BGR2GRAY)
     h, w = grey.shape
-    scale = min(1.0, STROKE_WIDTH / w)
+    map_w, map_h, scale = map_size(w, h)
     if scale < 1.0:
-        grey = cv2.resize(grey, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        grey = cv2.resize(grey, (map_w, map_h), interpolation=cv2.INTER_AREA)
+    return _stroke_map(grey, scale, bright, dark)
+
+
+def frame_strokes(frame, region: tuple[int, int, int, int]) -> Strokes:
+    """The stroke map of a decoded frame's ``region`` (x, y, w, h): :func:`strokes` of its grey levels, reduced
+    by :meth:`~flowocr.decode.lane.Frame.grey` itself (an I420 frame's luma is reduced before it is stretched
+    to full range: a table lookup over the small map instead of the whole area)."""
+    map_w, map_h, scale = map_size(region[2], region[3])
+    return _stroke_map(frame.grey(region, size=(map_w, map_h)), scale, 180, 90)
+
+
+def _stroke_map(grey: np.ndarray, scale: float, bright: int, dark: int) -> Strokes:
     kernel = np.ones((3, 3), np.uint8)
     return Strokes((grey >= bright) & (cv2.erode(grey, kernel) <= dark), scale)
 
