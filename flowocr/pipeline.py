@@ -567,7 +567,9 @@ class _ChangeSampler:
     process over TCP, in block order; its per-frame changes decide everything else.
 
     - A sampled frame is OCR'd only when the pixel test of its text area against the last OCR'd frame says the
-      text changed (:mod:`flowocr.ocr.reuse`, at full size with the last boxes); otherwise the result is reused.
+      text changed (:mod:`flowocr.ocr.reuse`, at full size with the last boxes), or when the detector saw a
+      change since the last fed frame that the pixel test cannot vouch for (text it barely sees, or an empty
+      area: :meth:`~flowocr.ocr.reuse.ChangeTest.unchanged`); otherwise the result is reused.
     - When the text changed twice or more between two samples (a cue shorter than the sampling step), the frame
       after each intermediate change is decoded at full size and OCR'd too, so no cue falls between samples.
     - A final cue's start moves to the frame where its text appeared (the strongest change between the previous
@@ -674,6 +676,7 @@ class _ChangeSampler:
             self.ref = run.area_strokes(run.fetch(self.ref_index))
         now = run.area_strokes(frame)
         previous = self.fed[-1] if self.fed else None
+        peaks: list = []
         if previous is not None:
             peaks = spikes(self._changes(previous, frame.index))
             self.change_points += len(peaks)
@@ -695,7 +698,7 @@ class _ChangeSampler:
             self.ref, self.ref_index = now, frame.index
             yield from self._feed(frame.index, frame.pts, (), True)
             return
-        if self.ref is not None and not self.test.changed(now, self.ref, self.last_lines, origin):
+        if self.ref is not None and self.test.unchanged(now, self.ref, self.last_lines, origin, spiked=bool(peaks)):
             yield from self._feed(frame.index, frame.pts, self.last_lines, True)
             return
         if self.ref is not None and self.test.vanished(now, self.ref, self.last_lines, origin):

@@ -18,6 +18,8 @@ from flowocr.aux.client import AuxError
 from flowocr.aux.detector import RECEPTIVE_FIELD, detect
 from flowocr.aux.windows import next_window, slice_new
 from flowocr.decode.lane import AuxSpec, decode_all
+from flowocr.ocr.reuse import ChangeTest, Strokes
+from flowocr.ocr.types import TextLine
 from flowocr.pipeline import RunOptions, VideoRun
 from flowocr.probe import probe, scan_index
 
@@ -223,3 +225,30 @@ def test_frames_go_out_in_parts_without_joining_and_arrive_whole():
     right.close()
     assert (index, pts, width, height) == (7, 700, 4096, pixels.shape[0])
     assert bytes(data) == pixels.tobytes()
+
+
+# --- reuse after a detector spike -----------------------------------------------------------------------------------
+
+
+def _map_with_text(stroke_pixels: int) -> tuple[Strokes, tuple[TextLine, ...]]:
+    """A 40 x 100 stroke map (scale 1) whose text box (x 10-60, y 10-20) holds ``stroke_pixels`` stroke pixels."""
+    mask = np.zeros((40, 100), bool)
+    mask[12, 12 : 12 + stroke_pixels] = True
+    line = TextLine("text", 0.99, ((10.0, 10.0), (60.0, 10.0), (60.0, 20.0), (10.0, 20.0)))
+    return Strokes(mask, 1.0), (line,)
+
+
+def test_a_spike_is_read_unless_the_pixel_test_sees_the_text_it_would_vouch_for():
+    test = ChangeTest()
+    faint, faint_lines = _map_with_text(test.inside_min - 3)  # a subtitle the stroke map barely shows
+    clear, clear_lines = _map_with_text(40)
+    empty = Strokes(np.zeros((40, 100), bool), 1.0)
+    # nothing moved: reused without a spike; with one, only text the test can see is vouched for
+    assert test.unchanged(faint, faint, faint_lines, (0, 0), spiked=False)
+    assert not test.unchanged(faint, faint, faint_lines, (0, 0), spiked=True)
+    assert test.unchanged(clear, clear, clear_lines, (0, 0), spiked=True)
+    assert test.unchanged(empty, empty, (), (0, 0), spiked=False)
+    assert not test.unchanged(empty, empty, (), (0, 0), spiked=True)  # an empty area cannot vouch for new text
+    # the clear text gone: changed, with or without a spike
+    assert not test.unchanged(empty, clear, clear_lines, (0, 0), spiked=False)
+    assert not test.unchanged(empty, clear, clear_lines, (0, 0), spiked=True)
