@@ -573,7 +573,10 @@ class _ChangeSampler:
     - When the text changed twice or more between two samples (a cue shorter than the sampling step), the frame
       after each intermediate change is decoded at full size and OCR'd too, so no cue falls between samples.
     - A final cue's start moves to the frame where its text appeared (the strongest change between the previous
-      fed frame and its first reading) and its end to where the text vanished: frame-exact times.
+      fed frame and its first reading) and its end to where the text vanished: frame-exact times. A text that
+      replaced another in its place starts where that one vanished, or after it; at that very frame when as many
+      strokes appeared there as anywhere after (half as many counts: a fast background's own strokes can
+      outnumber a new line's).
     """
 
     MIN_STATE_FRAMES = 3  # a text state shorter than this between two samples is a transition, not a cue
@@ -602,6 +605,7 @@ class _ChangeSampler:
         self.pending: list = []  # main frames waiting for the detector to cover them
         self.next_aux = 0
         self.fed: list[int] = []  # indices fed to the cue builder, in order
+        self.places: dict[int, tuple] = {}  # fed index -> the boxes of its lines (frame pixels)
         self.last_lines: tuple = ()
         self.extra_frames = 0
         self.change_points = 0
@@ -710,6 +714,8 @@ class _ChangeSampler:
 
     def _feed(self, index: int, pts: int, lines: tuple, reused: bool) -> Iterator[Cue]:
         self.fed.append(index)
+        if lines:
+            self.places[index] = tuple(line.bounds for line in lines)
         self.last_lines = lines
         for cue in self.run.feed(index, pts, lines, reused):
             yield self.run._emit(self.refine(cue))
@@ -725,9 +731,19 @@ class _ChangeSampler:
         start_index, end_index = cue.start_index, cue.end_index
         pos = bisect_left(self.fed, start_index)
         if pos > 0:
-            points = [c for c in self._changes(self.fed[pos - 1], start_index) if c.appeared]
+            window = self._changes(self.fed[pos - 1], start_index)
+            gone = None
+            if self._shown_in_place(self.fed[pos - 1], cue.box):
+                # Another text was in its place: this one appeared where that one vanished (where the end rule
+                # below puts that one's end) or after it.
+                gone = max(window, key=lambda c: (c.vanished, -c.index), default=None)
+                window = [c for c in window if gone is None or c.index >= gone.index]
+            points = [c for c in window if c.appeared]
             if points:
-                start_index = max(points, key=lambda c: (c.appeared, c.index)).index
+                best = max(points, key=lambda c: (c.appeared, c.index))
+                start_index = best.index
+                if gone is not None and 2 * gone.appeared >= best.appeared:
+                    start_index = gone.index  # one change replaced the text: strokes appeared as others vanished
         pos = bisect_left(self.fed, end_index)
         if pos > 0:
             # Lasting to the end of the stream, the text may still vanish after the last sample.
@@ -744,6 +760,12 @@ class _ChangeSampler:
         if end <= start:
             return cue
         return replace(cue, start=start, end=end, start_index=start_index, end_index=end_index)
+
+    def _shown_in_place(self, fed_index: int, box) -> bool:
+        """Whether the fed frame ``fed_index`` showed a line in the place of ``box`` (:func:`same_place`)."""
+        from flowocr.cues.builder import same_place
+
+        return any(same_place(place, box) for place in self.places.get(fed_index, ()))
 
     def close(self) -> None:
         link = getattr(self, "link", None)

@@ -61,6 +61,16 @@ def test_cue_starts_and_ends_land_within_one_frame_of_the_truth_on_the_fixtures(
     assert errors and sum(abs(e) <= 1 for e in errors) / len(errors) >= 0.95, errors
 
 
+def test_a_text_replaced_in_place_starts_on_the_frame_the_old_one_ends(runs):
+    """hevc_opengop: its second line is replaced by the third at 3.60 s, over a fast, contrasty background whose
+    own strokes appear in bulk at 3.84 s (more than the new line's): the new line starts where the old one ends."""
+    cues = read_srt(runs / "hevc_opengop.srt")
+    truth = read_srt(FIXTURES / "hevc_opengop.srt")
+    assert [c.text for c in cues] == [c.text for c in truth]
+    assert cues[1].end == cues[2].start == truth[2].start
+    assert cues[0].end == truth[0].end and cues[1].start == truth[1].start  # a blank gap between: two changes
+
+
 def test_ocr_calls_per_cue_average_at_most_one_and_a_half_over_the_fixtures(runs):
     calls = cues = 0
     for video in fixture_videos():

@@ -131,6 +131,12 @@ def _centre_y(b: Bounds) -> float:
     return (b[1] + b[3]) / 2
 
 
+def same_place(a: Bounds, b: Bounds) -> bool:
+    """Whether two boxes are one place on screen (one track's): a vertical overlap of at least half the smaller
+    height, and overlapping x ranges."""
+    return _v_overlap(a, b) >= 0.5 and _x_overlaps(a, b)
+
+
 def _v_overlap(a: Bounds, b: Bounds) -> float:
     """Vertical overlap as a fraction of the smaller height."""
     return max(0.0, min(a[3], b[3]) - max(a[1], b[1])) / min(_height(a), _height(b))
@@ -430,7 +436,7 @@ class CueBuilder:
         pairs = []
         for t in self._tracks:
             for b in blocks:
-                if _v_overlap(t.region, b.box) >= 0.5 and _x_overlaps(t.region, b.box):
+                if same_place(t.region, b.box):
                     current = t.runs[-1].text
                     pairs.append((similarity(current, b.text), _v_overlap(t.region, b.box), t, b))
         pairs.sort(key=lambda p: (p[0], p[1]), reverse=True)
