@@ -737,6 +737,8 @@ class _ChangeSampler:
                 # Another text was in its place: this one appeared where that one vanished (where the end rule
                 # below puts that one's end) or after it.
                 gone = max(window, key=lambda c: (c.vanished, -c.index), default=None)
+                if gone is not None and gone.vanished == 0:
+                    gone = None  # nothing vanished anywhere: no frame to anchor on
                 window = [c for c in window if gone is None or c.index >= gone.index]
             points = [c for c in window if c.appeared]
             if points:

@@ -150,6 +150,16 @@ def test_a_cue_seen_in_one_sample_is_kept_only_when_confident():
     assert unsure == []
 
 
+def test_a_block_seen_in_one_sample_is_kept_on_its_clearest_line():
+    # a sign seen once at the end of a video: its headline reads at 0.9, its small print at 0.55 (mean 0.725)
+    sign = [line("Beware of Hawks!!", y=240, score=0.9), line("they may swoop at food", y=272, score=0.55)]
+    kept = cues_of([sample(0), sample(1), sample(2, *sign)])
+    assert [(c.text, c.start) for c in kept] == [("Beware of Hawks!!\nthey may swoop at food", 1)]
+    assert kept[0].score == pytest.approx(0.725)  # the cue's score is still the mean
+    unsure = [line("Beware of Hawks!!", y=240, score=0.75), line("they may swoop at food", y=272, score=0.55)]
+    assert cues_of([sample(0), sample(1), sample(2, *unsure)]) == []
+
+
 def test_a_short_distinct_cue_between_two_others_is_kept():
     readings = ["Please take your seats now."] * 3 + ["Hurry!"] + ["Next stop: Central Station."] * 3
     cues = cues_of(frames_of(readings))

@@ -26,8 +26,10 @@ How a cue is found, step by step, with the thresholds of :class:`CueOptions` (de
    two-line cue, alike (see ``similarity``) while unrelated lines fall far below; 3 samples (1 to 1.5 s at 2
    samples/s) because a misreading caused by a moving background seldom repeats 3 times in a row, while
    subtitles stay longer than that.
-5. **Noise.** A cue seen in one sample only is kept when its score is at least ``single_min_score`` [0.8],
-   otherwise dropped; equal texts on both sides of a dropped reading join across it.
+5. **Noise.** A cue seen in one sample only is kept when its best line scores at least ``single_min_score``
+   [0.8], otherwise dropped; equal texts on both sides of a dropped reading join across it. The best line, not
+   the mean: a sign or a two-line subtitle seen once (at the end of a video) whose small print reads at 0.55
+   is still text, while a fluke on background texture reads low on every line.
 6. **Text, times, box.** The text is the confidence-weighted vote among the raw readings of the cue (the sum of
    scores per distinct reading; the earliest wins a tie). ``start`` is the time of the first sampled frame showing
    it, ``end`` the time of the first sampled frame after its last reading (or ``end_time`` when it lasts to the
@@ -92,11 +94,12 @@ class CueOptions:
 @dataclass(frozen=True)
 class TextBlock:
     """Lines of one frame that form one cue text: rows top to bottom joined by ``\\n``, the union box of the
-    lines (frame pixels, x0 y0 x1 y1) and their mean score."""
+    lines (frame pixels, x0 y0 x1 y1), their mean score and the best of their scores."""
 
     text: str
     score: float
     box: Bounds
+    best: float
 
 
 def text_blocks(lines: Iterable[TextLine], options: CueOptions | None = None) -> tuple[TextBlock, ...]:
@@ -166,7 +169,7 @@ def _block(lines: list[TextLine]) -> TextBlock:
     text = "\n".join(_join_row(sorted(row, key=lambda ln: ln.bounds[0])) for row in rows)
     bounds = [line.bounds for line in lines]
     box = (min(b[0] for b in bounds), min(b[1] for b in bounds), max(b[2] for b in bounds), max(b[3] for b in bounds))
-    return TextBlock(text, sum(line.score for line in lines) / len(lines), box)
+    return TextBlock(text, sum(line.score for line in lines) / len(lines), box, max(line.score for line in lines))
 
 
 def _wide(ch: str) -> bool:
@@ -210,12 +213,13 @@ class _Run:
     last_index: int
     count: int
     score_sum: float
+    best: float  # the best line score of any of its readings
     readings: Mapping[str, _Votes]
 
     @staticmethod
     def of(frame: FrameText, block: TextBlock) -> _Run:
         votes = _Votes(block.score, 1, frame.index, block.box)
-        return _Run(frame.index, frame.time, frame.index, 1, block.score, {block.text: votes})
+        return _Run(frame.index, frame.time, frame.index, 1, block.score, block.best, {block.text: votes})
 
     @cached_property
     def text(self) -> str:
@@ -233,7 +237,10 @@ class _Run:
     def then(self, later: _Run, *, votes: bool = True) -> _Run:
         """This run extended by a later one; ``votes=False`` spans its frames without counting its readings."""
         if not votes:
-            return _Run(self.first_index, self.first_time, later.last_index, self.count, self.score_sum, self.readings)
+            return _Run(
+                self.first_index, self.first_time, later.last_index, self.count, self.score_sum, self.best,
+                self.readings,
+            )  # fmt: skip
         readings = dict(self.readings)
         for text, v in later.readings.items():
             readings[text] = readings[text] + v if text in readings else v
@@ -243,6 +250,7 @@ class _Run:
             later.last_index,
             self.count + later.count,
             self.score_sum + later.score_sum,
+            max(self.best, later.best),
             readings,
         )
 
@@ -283,7 +291,7 @@ def _segment(runs: Sequence[_Run], opts: CueOptions) -> list[_Group]:
             (
                 k
                 for k, g in enumerate(groups)
-                if not g.dropped and g.run.count == 1 and g.run.score < opts.single_min_score
+                if not g.dropped and g.run.count == 1 and g.run.best < opts.single_min_score
             ),
             None,
         )
@@ -379,8 +387,8 @@ class CueBuilder:
         with equal snapshots return the same cues from the same later frames (what split runs are stitched by)."""
         tracks = tuple(
             (t.number, t.region, t.misses,
-             tuple((r.first_index, r.first_time, r.last_index, r.count, r.score_sum, tuple(sorted(r.readings.items())))
-                   for r in t.runs))
+             tuple((r.first_index, r.first_time, r.last_index, r.count, r.score_sum, r.best,
+                    tuple(sorted(r.readings.items()))) for r in t.runs))
             for t in self._tracks
         )  # fmt: skip
         return tracks, tuple(self._frames)
