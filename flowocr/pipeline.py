@@ -573,10 +573,9 @@ class _ChangeSampler:
     - When the text changed twice or more between two samples (a cue shorter than the sampling step), the frame
       after each intermediate change is decoded at full size and OCR'd too, so no cue falls between samples.
     - A final cue's start moves to the frame where its text appeared (the strongest change between the previous
-      fed frame and its first reading) and its end to where the text vanished: frame-exact times. A text that
-      replaced another in its place starts where that one vanished, or after it; at that very frame when as many
-      strokes appeared there as anywhere after (half as many counts: a fast background's own strokes can
-      outnumber a new line's).
+      fed frame and its first reading; for a text replacing another in its place, anchored where that one
+      vanished: :func:`~flowocr.aux.detector.appeared_at`) and its end to where the text vanished
+      (:func:`~flowocr.aux.detector.vanished_at`): frame-exact times.
     """
 
     MIN_STATE_FRAMES = 3  # a text state shorter than this between two samples is a transition, not a cue
@@ -725,38 +724,21 @@ class _ChangeSampler:
         """Frame-exact start and end from the detector's changes around the cue's first and last readings."""
         from dataclasses import replace
 
-        from flowocr.aux.detector import spikes
+        from flowocr.aux.detector import appeared_at, vanished_at
 
         index = self.run.source.index
         start_index, end_index = cue.start_index, cue.end_index
         pos = bisect_left(self.fed, start_index)
         if pos > 0:
-            window = self._changes(self.fed[pos - 1], start_index)
-            gone = None
-            if self._shown_in_place(self.fed[pos - 1], cue.box):
-                # Another text was in its place: this one appeared where that one vanished (where the end rule
-                # below puts that one's end) or after it.
-                gone = max(window, key=lambda c: (c.vanished, -c.index), default=None)
-                if gone is not None and gone.vanished == 0:
-                    gone = None  # nothing vanished anywhere: no frame to anchor on
-                window = [c for c in window if gone is None or c.index >= gone.index]
-            points = [c for c in window if c.appeared]
-            if points:
-                best = max(points, key=lambda c: (c.appeared, c.index))
-                start_index = best.index
-                if gone is not None and 2 * gone.appeared >= best.appeared:
-                    start_index = gone.index  # one change replaced the text: strokes appeared as others vanished
+            before = self.fed[pos - 1]
+            found = appeared_at(self._changes(before, start_index), replacing=self._shown_in_place(before, cue.box))
+            start_index = start_index if found is None else found
         pos = bisect_left(self.fed, end_index)
         if pos > 0:
             # Lasting to the end of the stream, the text may still vanish after the last sample.
             window = self._changes(self.fed[pos - 1], min(end_index, len(index) - 1))
-            points = [c for c in window if c.vanished]
-            if end_index == len(index):
-                # No later sample confirms an end: only a clear spike counts as the text vanishing.
-                peaks = {c.index for c in spikes(window)}
-                points = [c for c in points if c.index in peaks]
-            if points:
-                end_index = max(points, key=lambda c: (c.vanished, -c.index)).index
+            found = vanished_at(window, at_end=end_index == len(index))
+            end_index = end_index if found is None else found
         start = index.seconds(start_index)
         end = index.seconds(end_index) if end_index < len(index) else cue.end
         if end <= start:

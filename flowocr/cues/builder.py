@@ -99,7 +99,11 @@ class TextBlock:
     text: str
     score: float
     box: Bounds
-    best: float
+    best: float | None = None  # None: the mean (one line)
+
+    def __post_init__(self) -> None:
+        if self.best is None:
+            object.__setattr__(self, "best", self.score)
 
 
 def text_blocks(lines: Iterable[TextLine], options: CueOptions | None = None) -> tuple[TextBlock, ...]:

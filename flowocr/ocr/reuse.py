@@ -23,6 +23,7 @@ import numpy as np
 from flowocr.ocr.types import TextLine
 
 STROKE_WIDTH = 320  # stroke maps are computed at this width (or less): cheap, and blurs away grain
+BRIGHT, DARK = 180, 90  # a stroke pixel is at least BRIGHT with a 3x3 neighbour at most DARK (full-size levels)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def map_size(width: int, height: int) -> tuple[int, int, float]:
     return max(1, round(width * scale)), max(1, round(height * scale)), scale
 
 
-def strokes(area_image: np.ndarray, *, bright: int = 180, dark: int = 90) -> Strokes:
+def strokes(area_image: np.ndarray, *, bright: int = BRIGHT, dark: int = DARK) -> Strokes:
     """Stroke map of a BGR (or grey) image of the text area: pixels >= ``bright`` with a 3x3 neighbour
     <= ``dark``."""
     grey = area_image if area_image.ndim == 2 else cv2.cvtColor(area_image, cv2.COLOR_BGR2GRAY)
@@ -61,7 +62,7 @@ def frame_strokes(frame, region: tuple[int, int, int, int]) -> Strokes:
     by :meth:`~flowocr.decode.lane.Frame.grey` itself (an I420 frame's luma is reduced before it is stretched
     to full range: a table lookup over the small map instead of the whole area)."""
     map_w, map_h, scale = map_size(region[2], region[3])
-    return _stroke_map(frame.grey(region, size=(map_w, map_h)), scale, 180, 90)
+    return _stroke_map(frame.grey(region, size=(map_w, map_h)), scale, BRIGHT, DARK)
 
 
 def _stroke_map(grey: np.ndarray, scale: float, bright: int, dark: int) -> Strokes:
