@@ -80,17 +80,16 @@ def appeared_at(window: Sequence[FrameChange], *, replacing: bool) -> int | None
     half as many appearing strokes as the best one from there on (a fast background's own strokes can outnumber
     a new line's: the open-GOP fixture); a later one wins by more (a blank gap between the two texts); with
     nothing appearing from there on, the anchor itself."""
-    if replacing:
-        gone = max(window, key=lambda c: (c.vanished, -c.index), default=None)
-        if gone is not None and gone.vanished > 0:
-            near = [c for c in window if c.index >= gone.index - REPLACE_LEAD and c.appeared]
-            if not near:
-                return gone.index
-            best = max(near, key=lambda c: (c.appeared, c.index))
-            at = max((c for c in near if c.index <= gone.index), key=lambda c: (c.appeared, c.index), default=None)
-            if at is not None and 2 * at.appeared >= best.appeared:
-                return at.index
-            return best.index
+    gone = vanished_at(window, at_end=False) if replacing else None
+    if gone is not None:
+        near = [c for c in window if c.index >= gone - REPLACE_LEAD and c.appeared]
+        if not near:
+            return gone
+        best = max(near, key=lambda c: (c.appeared, c.index))
+        at = max((c for c in near if c.index <= gone), key=lambda c: (c.appeared, c.index), default=None)
+        if at is not None and 2 * at.appeared >= best.appeared:
+            return at.index
+        return best.index
     points = [c for c in window if c.appeared]
     return max(points, key=lambda c: (c.appeared, c.index)).index if points else None
 
