@@ -168,10 +168,15 @@ def default_threads() -> int | None:
 
 def engine_loaded(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> bool:
     """Whether :func:`get_engine` with these arguments would return models already loaded in this process."""
-    cls = _engine_class(name)
-    threads = default_threads() if threads is None else threads
+    key = _instance_key(_engine_class(name), lang, threads)
     with _instances_lock:
-        return (cls.NAME, cls.model_lang(lang), threads) in _instances
+        return key in _instances
+
+
+def _instance_key(cls, lang: str, threads: int | None) -> tuple[str, str, int | None]:
+    """The process-wide instance an engine class reading ``lang`` with ``threads`` is: (name, models' language,
+    threads after :func:`default_threads`)."""
+    return cls.NAME, cls.model_lang(lang), default_threads() if threads is None else threads
 
 
 def get_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> OcrEngine:
@@ -184,11 +189,10 @@ def get_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads:
     package is not installed or its models fail to load.
     """
     cls = _engine_class(name)
-    model_lang = cls.model_lang(lang)
+    key = _instance_key(cls, lang, threads)  # an unknown language raises here, before the thread count is checked
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise UsageError(f"Invalid OCR thread count {threads!r}: give a whole number of at least 1.")
-    threads = default_threads() if threads is None else threads
-    key = (cls.NAME, model_lang, threads)
+    _, model_lang, threads = key
     with _instances_lock:
         engine = _instances.get(key)
         if engine is None:
