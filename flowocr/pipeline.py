@@ -9,21 +9,16 @@ streamed in ``<stem>.frames.jsonl.part``, and never writes a partial subtitle fi
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flowocr.cues.model import Cue, FrameText
 from flowocr.errors import FlowOcrError, UsageError
-
-if TYPE_CHECKING:
-    from flowocr.resume import Checkpoint
 
 FORMATS = ("srt", "vtt", "ass", "txt", "jsonl", "json")
 EXTENSIONS = {"srt": ".srt", "vtt": ".vtt", "ass": ".ass", "txt": ".txt", "jsonl": ".frames.jsonl",
@@ -198,7 +193,7 @@ class VideoRun:
         state = self._resume_state()
         aux = None
         if not opts.no_aux:
-            from flowocr.ocr.reuse import STROKE_WIDTH
+            from flowocr.ocr.strokes import STROKE_WIDTH
 
             # The detector reads stroke maps at most STROKE_WIDTH wide: the aux stream is never sent wider.
             aux = AuxSpec(scale=opts.aux_scale, area=(rect.x, rect.y, rect.w, rect.h), max_width=STROKE_WIDTH)
@@ -216,13 +211,12 @@ class VideoRun:
         self.builder = CueBuilder()
         complete = False
         error: BaseException | None = None
-        sampler = None
+        self.detector = self.link = None
         try:
             # Decoding starts before the change detector: its process takes a moment to start listening.
             source.start()
-            sampler = self.sampler = _PixelSampler(self) if aux is None else _ChangeSampler(self, aux)
-            if state is not None:
-                sampler.resume(state)
+            gate = self._open_reader(aux, state)
+            reader = self.reader
             waited = time.monotonic()
             for frame in source:
                 self.stats.decode_wait_s += time.monotonic() - waited
@@ -230,15 +224,19 @@ class VideoRun:
                     # The decoders are running now; let the models finish loading before this thread takes the
                     # GIL to forward frames.
                     self._engine_loading.exception()
-                yield from sampler.take(frame)
+                for ready in [frame] if gate is None else gate.take(frame):
+                    yield from self._take(reader.read(ready))
                 waited = time.monotonic()
-            yield from sampler.finish()
+            if gate is not None:
+                for ready in gate.finish():
+                    yield from self._take(reader.read(ready))
+            yield from self._take(reader.finish())
             index = source.index
             stop = len(index) if self.segment is None else min(self.segment.stop, len(index))
             self._last_fed = stop
             if stop == len(index):
                 for cue in self.builder.finish(index.duration, len(index)):
-                    yield self._emit(sampler.refine(cue))
+                    yield self._emit(reader.refine(cue))
             else:  # the end of a range, not of the video: these cues are never used (see flowocr.cluster)
                 for cue in self.builder.finish(index.seconds(stop), stop):
                     yield self._emit(cue)
@@ -247,12 +245,59 @@ class VideoRun:
             error = exc
             raise
         finally:
-            if sampler is not None:
-                sampler.close()
+            self._close_aux()
             source.close()
             if self.jsonl is not None:
                 self.jsonl.close(complete=complete)
             self._finish(complete, error, started)
+
+    def _open_reader(self, aux, state):
+        """The reader (:mod:`flowocr.read`) for this run, and with the aux stream the gate that forwards it to the
+        change detector (started here unless the run was given one); None without it."""
+        from flowocr.aux.client import AuxGate, AuxLink, Detector
+        from flowocr.read.reader import ChangeReader, PixelReader, ReadTools
+
+        rect = self.area
+        tools = ReadTools(strokes=self.area_strokes, ocr=self.ocr, fetch=self.fetch, index=self.source.index,
+                          origin=(rect.x, rect.y))  # fmt: skip
+        after = -1 if state is None else state.frame
+        if aux is None:
+            self.reader = PixelReader(tools)
+            gate = None
+        else:
+            address = self.options.aux_connect or self.detector_address
+            if address is None:
+                self.detector = Detector()
+                address = self.detector.address
+            self.link = AuxLink(address)
+            self.reader = ChangeReader(tools, self.link.results)
+            gate = AuxGate(self.link, self.source.index, self.video, after=after)
+            self.aux_stats = {"detector": address, "frames_sent": 0, "change_points": 0, "extra_frames": 0,
+                              "frame_size": "x".join(str(v) for v in aux.size(self.info))}  # fmt: skip
+            if state is not None:
+                self.reader.extra_frames = state.aux.get("extra_frames", 0)
+                self.reader.change_points = state.aux.get("change_points", 0)
+        self._gate = gate
+        if state is not None:
+            self.reader.resume(state.frame, state.ref_index)
+        return gate
+
+    def _take(self, readings) -> Iterator[Cue]:
+        """Readings into the JSONL and the cue builder; the cues that became final, refined by the reader."""
+        reader = self.reader
+        for r in readings:
+            if self._gate is not None:
+                self.aux_stats.update(frames_sent=self._gate.sent, change_points=reader.change_points,
+                                      extra_frames=reader.extra_frames)  # fmt: skip
+            for cue in self.feed(r.index, r.pts, r.lines, r.reused):
+                yield self._emit(reader.refine(cue))
+            self.checkpoint(r.index, r.lines, r.ref_index)
+
+    def _close_aux(self) -> None:
+        if self.link is not None:
+            self.link.close()
+        if self.detector is not None:
+            self.detector.stop()
 
     def _resume_state(self):
         """The checkpoint to continue from (``--resume``), after checking it fits; a fresh run drops any."""
@@ -295,7 +340,7 @@ class VideoRun:
 
         if self.trace is not None:
             if any(lo <= index < hi for lo, hi in self.segment.watch):
-                self.trace.states[index] = (self.builder.snapshot(), self.sampler.snapshot())
+                self.trace.states[index] = (self.builder.snapshot(), self.reader.snapshot())
             return
         if lines or not self.builder.idle:
             return
@@ -329,8 +374,9 @@ class VideoRun:
         return None
 
     def area_strokes(self, frame):
-        """The stroke map of ``frame``'s text area (:func:`flowocr.ocr.reuse.strokes`); none for a missing frame."""
-        from flowocr.ocr.reuse import frame_strokes
+        """The stroke map of ``frame``'s text area (:func:`flowocr.ocr.strokes.frame_strokes`); none for a missing
+        frame."""
+        from flowocr.ocr.strokes import frame_strokes
 
         if frame is None:
             return None
@@ -345,7 +391,7 @@ class VideoRun:
     def ocr(self, image, strokes=None) -> tuple:
         """OCR one full frame inside the text area; lines in frame pixels.
 
-        With the area's stroke map (:func:`flowocr.ocr.reuse.strokes`), only the bands of the area that hold
+        With the area's stroke map (:func:`flowocr.ocr.strokes.strokes`), only the bands of the area that hold
         strokes are read (:func:`flowocr.ocr.area.stroke_bands`), in one engine call; ``--whole-area`` reads the
         whole area always.
         """
@@ -466,294 +512,3 @@ class VideoRun:
                     raise
         if output_failure is not None:
             raise output_failure
-
-
-@dataclass
-class BatchResult:
-    done: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-
-
-VIDEO_SUFFIXES = {".mp4", ".mkv", ".mov", ".webm", ".avi", ".m4v", ".ts", ".mts", ".m2ts", ".flv", ".wmv", ".mpg",
-                  ".mpeg", ".3gp", ".ogv"}  # fmt: skip
-
-
-def expand_inputs(inputs: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """Videos named by paths, folders (their video files, sorted, not recursive) and quoted globs.
-
-    Returns the videos and the inputs that name nothing usable, each with its reason.
-    """
-    import glob
-
-    videos: list[str] = []
-    problems: list[tuple[str, str]] = []
-    for item in inputs:
-        if os.path.isdir(item):
-            found = sorted(str(p) for p in Path(item).iterdir() if p.is_file() and p.suffix.lower() in VIDEO_SUFFIXES)
-            if not found:
-                problems.append((item, f"{item}: a folder with no video files ({', '.join(sorted(VIDEO_SUFFIXES))})"))
-            videos += found
-        elif os.path.exists(item):
-            videos.append(item)
-        elif any(ch in item for ch in "*?["):
-            found = sorted(glob.glob(item))
-            if not found:
-                problems.append((item, f"{item}: the pattern matches no file"))
-            videos += found
-        else:
-            problems.append((item, f"{item}: no such file; check the path"))
-    return videos, problems
-
-
-def report_says_complete(path: Path) -> bool:
-    import json
-
-    try:
-        return bool(json.loads(path.read_text(encoding="utf-8")).get("complete"))
-    except (OSError, ValueError):
-        return False
-
-
-class _PixelSampler:
-    """``--no-aux``: a sampled frame is OCR'd unless the pixel test on its own text area says nothing changed
-    since the last OCR'd frame (:mod:`flowocr.ocr.reuse`). Cue times are those of the samples."""
-
-    def __init__(self, run: VideoRun) -> None:
-        from flowocr.ocr.reuse import ChangeTest
-
-        self.run = run
-        self.test = ChangeTest()
-        self.ref = None
-        self.ref_index: int | None = None  # the frame whose strokes are ``ref``
-        self.ref_lines: tuple = ()
-        self.after = -1  # a resumed run skips the main frames up to its checkpoint
-
-    def resume(self, state: Checkpoint) -> None:
-        self.after, self.ref_index = state.frame, state.ref_index
-
-    def snapshot(self) -> tuple:
-        """What decides this sampler's later choices (with the frames themselves)."""
-        return self.ref_index, self.ref_lines
-
-    def take(self, frame) -> Iterator[Cue]:
-        if frame.stream != "main" or frame.index <= self.after:
-            return
-        if self.ref is None and self.ref_index is not None:
-            self.ref = self.run.area_strokes(self.run.fetch(self.ref_index))
-        rect = self.run.area
-        now = self.run.area_strokes(frame)
-        if self.ref is not None and not self.test.changed(now, self.ref, self.ref_lines, (rect.x, rect.y)):
-            lines, reused = self.ref_lines, True
-        else:
-            lines, reused = self.run.ocr(frame.image, now), False
-            self.ref, self.ref_index, self.ref_lines = now, frame.index, lines
-        for cue in self.run.feed(frame.index, frame.pts, lines, reused):
-            yield self.run._emit(cue)
-        self.run.checkpoint(frame.index, lines, self.ref_index)
-
-    def finish(self) -> Iterator[Cue]:
-        return iter(())
-
-    def refine(self, cue: Cue) -> Cue:
-        return cue
-
-    def close(self) -> None:
-        pass
-
-
-class _ChangeSampler:
-    """With the aux stream: every frame goes (small, grey, cropped to the text area) to the change detector
-    process over TCP, in block order; its per-frame changes decide everything else.
-
-    - A sampled frame is OCR'd only when the pixel test of its text area against the last OCR'd frame says the
-      text changed (:mod:`flowocr.ocr.reuse`, at full size with the last boxes), or when the detector saw a
-      change since the last fed frame that the pixel test cannot vouch for (text it barely sees, or an empty
-      area: :meth:`~flowocr.ocr.reuse.ChangeTest.unchanged`); otherwise the result is reused.
-    - When the text changed twice or more between two samples (a cue shorter than the sampling step), the frame
-      after each intermediate change is decoded at full size and OCR'd too, so no cue falls between samples.
-    - A final cue's start moves to the frame where its text appeared (the strongest change between the previous
-      fed frame and its first reading; for a text replacing another in its place, anchored where that one
-      vanished: :func:`~flowocr.aux.detector.appeared_at`) and its end to where the text vanished
-      (:func:`~flowocr.aux.detector.vanished_at`): frame-exact times.
-    """
-
-    MIN_STATE_FRAMES = 3  # a text state shorter than this between two samples is a transition, not a cue
-
-    def __init__(self, run: VideoRun, aux) -> None:
-        from flowocr.aux.client import AuxLink, Detector
-
-        self.run = run
-        self.aux = aux
-        self.detector = None
-        address = run.options.aux_connect or run.detector_address
-        if address is None:
-            self.detector = Detector()
-            address = self.detector.address
-        try:
-            self.link = AuxLink(address)
-        except BaseException:
-            self.close()
-            raise
-        from flowocr.ocr.reuse import ChangeTest
-
-        self.test = ChangeTest()
-        self.ref = None
-        self.ref_index: int | None = None  # the frame whose strokes are ``ref``
-        self.after = -1  # a resumed run skips the main frames up to its checkpoint
-        self.pending: list = []  # main frames waiting for the detector to cover them
-        self.next_aux = 0
-        self.fed: list[int] = []  # indices fed to the cue builder, in order
-        self.places: dict[int, tuple] = {}  # fed index -> the boxes of its lines (frame pixels)
-        self.last_lines: tuple = ()
-        self.extra_frames = 0
-        self.change_points = 0
-        run.aux_stats = {"detector": address, "frames_sent": 0, "change_points": 0, "extra_frames": 0,
-                         "frame_size": "x".join(str(v) for v in aux.size(run.info))}  # fmt: skip
-
-    def resume(self, state: Checkpoint) -> None:
-        """Continue after ``state.frame``: the aux stream starts there (its change is never read), the last fed
-        frame is that one, the reference strokes are those of ``state.ref_index`` (decoded again)."""
-        self.after = self.next_aux = state.frame
-        self.fed = [state.frame]
-        self.ref_index = state.ref_index
-        self.extra_frames, self.change_points = state.aux.get("extra_frames", 0), state.aux.get("change_points", 0)
-        self.run.aux_stats.update(extra_frames=self.extra_frames, change_points=self.change_points)
-
-    def snapshot(self) -> tuple:
-        """What decides this sampler's later choices (with the frames and the detector's changes after them)."""
-        return self.ref_index, self.last_lines
-
-    def take(self, frame) -> Iterator[Cue]:
-        from flowocr.aux.client import AuxError
-
-        index = self.run.source.index
-        if frame.stream == "aux":
-            # A forward jump skips frames the source itself lacks (the sharded source checked them before it handed
-            # this frame on; a lost one would have stopped it): the detector compares across the gap.
-            if frame.index < self.next_aux:
-                raise AuxError(
-                    f"{self.run.video}: the aux stream went back from frame {self.next_aux - 1} to {frame.index}"
-                )
-            if frame.pts != index.pts_of(frame.index):
-                raise AuxError(f"{self.run.video}: aux frame {frame.index} has pts {frame.pts}, the index says "
-                               f"{index.pts_of(frame.index)}")  # fmt: skip
-            self.link.send(frame.index, frame.pts, frame.data)  # the text area only, scaled (AuxSpec)
-            self.next_aux = frame.index + 1
-            self.run.aux_stats["frames_sent"] += 1
-        elif frame.index > self.after:
-            self.pending.append(frame)
-        yield from self._decide_ready(wait=False)
-
-    def finish(self) -> Iterator[Cue]:
-        from flowocr.aux.client import AuxError
-
-        if self.pending and self.next_aux <= self.pending[-1].index:
-            raise AuxError(f"{self.run.video}: the aux stream ended at frame {self.next_aux}, before main frame "
-                           f"{self.pending[-1].index}")  # fmt: skip
-        self.link.finish()
-        yield from self._decide_ready(wait=True)
-
-    def _decide_ready(self, wait: bool) -> Iterator[Cue]:
-        while self.pending:
-            frame = self.pending[0]
-            if frame.index >= self.next_aux:
-                return  # its aux frame has not arrived yet
-            if not wait and frame.index not in self.link.results:
-                return
-            self.link.wait_for(frame.index)
-            self.pending.pop(0)
-            yield from self._decide(frame)
-
-    def _changes(self, lo: int, hi: int) -> list:
-        """The detector's changes at frames (lo, hi] (frames the source lacks have none)."""
-        results = self.link.results
-        return [results[j] for j in range(lo + 1, hi + 1) if j in results]
-
-    def _decide(self, frame) -> Iterator[Cue]:
-        from flowocr.aux.detector import spikes
-
-        run = self.run
-        rect = run.area
-        if self.ref is None and self.ref_index is not None:
-            self.ref = run.area_strokes(run.fetch(self.ref_index))
-        now = run.area_strokes(frame)
-        previous = self.fed[-1] if self.fed else None
-        peaks: list = []
-        if previous is not None:
-            peaks = spikes(self._changes(previous, frame.index))
-            self.change_points += len(peaks)
-            run.aux_stats["change_points"] = self.change_points
-            # Text states between two samples (a cue shorter than the step): read the frame after each change.
-            for a, b in zip(peaks, peaks[1:]):
-                if b.index - a.index >= self.MIN_STATE_FRAMES:
-                    extra = run.fetch(a.index)
-                    if extra is not None:
-                        self.extra_frames += 1
-                        run.aux_stats["extra_frames"] = self.extra_frames
-                        self.ref, self.ref_index = run.area_strokes(extra), a.index
-                        lines = run.ocr(extra.image, self.ref)
-                        yield from self._feed(a.index, run.source.index.pts_of(a.index), lines, False)
-        origin = (rect.x, rect.y)
-        if self.ref is None and now.count == 0:
-            # Not one stroke pixel (bright next to dark) in the area: nothing to read, and the pixel test will
-            # see the first strokes that appear. No OCR call for a blank opening.
-            self.ref, self.ref_index = now, frame.index
-            yield from self._feed(frame.index, frame.pts, (), True)
-            return
-        if self.ref is not None and self.test.unchanged(now, self.ref, self.last_lines, origin, spiked=bool(peaks)):
-            yield from self._feed(frame.index, frame.pts, self.last_lines, True)
-            return
-        if self.ref is not None and self.test.vanished(now, self.ref, self.last_lines, origin):
-            self.ref, self.ref_index = now, frame.index  # the text is gone, nothing replaced it: empty, no OCR
-            yield from self._feed(frame.index, frame.pts, (), True)
-            return
-        self.ref, self.ref_index = now, frame.index
-        yield from self._feed(frame.index, frame.pts, run.ocr(frame.image, now), False)
-
-    def _feed(self, index: int, pts: int, lines: tuple, reused: bool) -> Iterator[Cue]:
-        self.fed.append(index)
-        if lines:
-            self.places[index] = tuple(line.bounds for line in lines)
-        self.last_lines = lines
-        for cue in self.run.feed(index, pts, lines, reused):
-            yield self.run._emit(self.refine(cue))
-        self.run.checkpoint(index, lines, self.ref_index)
-
-    def refine(self, cue: Cue) -> Cue:
-        """Frame-exact start and end from the detector's changes around the cue's first and last readings."""
-        from dataclasses import replace
-
-        from flowocr.aux.detector import appeared_at, vanished_at
-
-        index = self.run.source.index
-        start_index, end_index = cue.start_index, cue.end_index
-        pos = bisect_left(self.fed, start_index)
-        if pos > 0:
-            before = self.fed[pos - 1]
-            found = appeared_at(self._changes(before, start_index), replacing=self._shown_in_place(before, cue.box))
-            start_index = start_index if found is None else found
-        pos = bisect_left(self.fed, end_index)
-        if pos > 0:
-            # Lasting to the end of the stream, the text may still vanish after the last sample.
-            window = self._changes(self.fed[pos - 1], min(end_index, len(index) - 1))
-            found = vanished_at(window, at_end=end_index == len(index))
-            end_index = end_index if found is None else found
-        start = index.seconds(start_index)
-        end = index.seconds(end_index) if end_index < len(index) else cue.end
-        if end <= start:
-            return cue
-        return replace(cue, start=start, end=end, start_index=start_index, end_index=end_index)
-
-    def _shown_in_place(self, fed_index: int, box) -> bool:
-        """Whether the fed frame ``fed_index`` showed a line in the place of ``box`` (:func:`same_place`)."""
-        from flowocr.cues.builder import same_place
-
-        return any(same_place(place, box) for place in self.places.get(fed_index, ()))
-
-    def close(self) -> None:
-        link = getattr(self, "link", None)
-        if link is not None:
-            link.close()
-        if self.detector is not None:
-            self.detector.stop()

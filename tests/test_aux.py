@@ -15,13 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flowocr.aux.client import AuxError
-from flowocr.aux.detector import RECEPTIVE_FIELD, FrameChange, appeared_at, detect, vanished_at
+from flowocr.aux.detector import RECEPTIVE_FIELD, FrameChange, detect
 from flowocr.aux.windows import next_window, slice_new
 from flowocr.decode.lane import AuxSpec, decode_all
-from flowocr.ocr.reuse import ChangeTest, Strokes
+from flowocr.ocr.strokes import Strokes
 from flowocr.ocr.types import TextLine
 from flowocr.pipeline import RunOptions, VideoRun
 from flowocr.probe import probe, scan_index
+from flowocr.read.pixel import ChangeTest, measure
+from flowocr.read.timing import appeared_at, vanished_at
 
 # --- windows: the exact vectors of the issue ---------------------------------------------------------------------
 
@@ -197,8 +199,8 @@ def test_the_detector_process_killed_mid_run_stops_the_run_with_no_process_left(
 
     def send_and_kill_at_frame_5(link, index, pts, image):
         if index == 5:  # the detector is killed for real while the aux stream is still flowing
-            run.sampler.detector.proc.kill()
-            run.sampler.detector.proc.wait()
+            run.detector.proc.kill()
+            run.detector.proc.wait()
         return send(link, index, pts, image)
 
     monkeypatch.setattr(AuxLink, "send", send_and_kill_at_frame_5)
@@ -206,7 +208,7 @@ def test_the_detector_process_killed_mid_run_stops_the_run_with_no_process_left(
         for _ in run.cues():
             pass
     assert run.report["complete"] is False
-    assert run.sampler.detector.proc.poll() is not None
+    assert run.detector.proc.poll() is not None
     assert "ffmpeg" not in child_processes() and "ffprobe" not in child_processes()
 
 
@@ -243,15 +245,18 @@ def test_a_spike_is_read_unless_the_pixel_test_sees_the_text_it_would_vouch_for(
     faint, faint_lines = _map_with_text(test.inside_min - 3)  # a subtitle the stroke map barely shows
     clear, clear_lines = _map_with_text(40)
     empty = Strokes(np.zeros((40, 100), bool), 1.0)
+    def unchanged(now, ref, lines, *, spiked):
+        return test.unchanged(measure(now, ref, lines, (0, 0)), spiked=spiked)
+
     # nothing moved: reused without a spike; with one, only text the test can see is vouched for
-    assert test.unchanged(faint, faint, faint_lines, (0, 0), spiked=False)
-    assert not test.unchanged(faint, faint, faint_lines, (0, 0), spiked=True)
-    assert test.unchanged(clear, clear, clear_lines, (0, 0), spiked=True)
-    assert test.unchanged(empty, empty, (), (0, 0), spiked=False)
-    assert not test.unchanged(empty, empty, (), (0, 0), spiked=True)  # an empty area cannot vouch for new text
+    assert unchanged(faint, faint, faint_lines, spiked=False)
+    assert not unchanged(faint, faint, faint_lines, spiked=True)
+    assert unchanged(clear, clear, clear_lines, spiked=True)
+    assert unchanged(empty, empty, (), spiked=False)
+    assert not unchanged(empty, empty, (), spiked=True)  # an empty area cannot vouch for new text
     # the clear text gone: changed, with or without a spike
-    assert not test.unchanged(empty, clear, clear_lines, (0, 0), spiked=False)
-    assert not test.unchanged(empty, clear, clear_lines, (0, 0), spiked=True)
+    assert not unchanged(empty, clear, clear_lines, spiked=False)
+    assert not unchanged(empty, clear, clear_lines, spiked=True)
 
 
 # --- where a text appeared and vanished between two samples --------------------------------------------------------

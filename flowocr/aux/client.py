@@ -190,3 +190,59 @@ class AuxLink:
             pass
         self.sock.close()
         self._reader.join(timeout=5)
+
+
+class AuxGate:
+    """Between the sharded source and the reader: aux frames go on to the detector (checked against the frame
+    index), main frames wait until the detector has answered for them, since the reader decides by its answers.
+
+    ``after``: a resumed run's checkpoint frame; the aux stream starts there and main frames up to it are dropped.
+    """
+
+    def __init__(self, link: AuxLink, index, video: str, *, after: int = -1) -> None:
+        self.link = link
+        self.index = index
+        self.video = video
+        self.after = after
+        self.next_aux = max(0, after)
+        self.pending: list = []  # main frames waiting for the detector to cover them
+        self.sent = 0
+
+    def take(self, frame) -> list:
+        """Hand ``frame`` on; the main frames that are ready now, in order."""
+        if frame.stream == "aux":
+            # A forward jump skips frames the source itself lacks (the sharded source checked them before it handed
+            # this frame on; a lost one would have stopped it): the detector compares across the gap.
+            if frame.index < self.next_aux:
+                raise AuxError(
+                    f"{self.video}: the aux stream went back from frame {self.next_aux - 1} to {frame.index}"
+                )
+            expected = self.index.pts_of(frame.index)
+            if frame.pts != expected:
+                raise AuxError(f"{self.video}: aux frame {frame.index} has pts {frame.pts}, the index says {expected}")
+            self.link.send(frame.index, frame.pts, frame.data)  # the text area only, scaled (AuxSpec)
+            self.next_aux = frame.index + 1
+            self.sent += 1
+        elif frame.index > self.after:
+            self.pending.append(frame)
+        return self._ready(wait=False)
+
+    def finish(self) -> list:
+        """The end of the stream: every main frame still waiting, once the detector has answered for all."""
+        if self.pending and self.next_aux <= self.pending[-1].index:
+            raise AuxError(f"{self.video}: the aux stream ended at frame {self.next_aux}, before main frame "
+                           f"{self.pending[-1].index}")  # fmt: skip
+        self.link.finish()
+        return self._ready(wait=True)
+
+    def _ready(self, wait: bool) -> list:
+        out = []
+        while self.pending:
+            frame = self.pending[0]
+            if frame.index >= self.next_aux:
+                break  # its aux frame has not arrived yet
+            if not wait and frame.index not in self.link.results:
+                break
+            self.link.wait_for(frame.index)
+            out.append(self.pending.pop(0))
+        return out

@@ -36,6 +36,7 @@ from pathlib import Path
 from flowocr import ffmpeg
 from flowocr.calibrate.store import Fingerprint, Measurement
 from flowocr.errors import CalibrationFailed, FlowOcrError
+from flowocr.system import cpu_count
 
 #: The clip the probe measures with (in the source tree; a wheel without it makes the probe fail cleanly).
 PROBE_CLIP = Path(__file__).resolve().parent.parent.parent / "fixtures" / "demo.mp4"
@@ -154,14 +155,6 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
-def cpu_count() -> int:
-    """CPUs this process may run on (its affinity, which containers and taskset narrow), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
 def machine_fingerprint(engine: str = "rapidocr") -> Fingerprint:
     """This machine as the calibration sees it. Never raises: what cannot be read is named as such."""
     version, hwaccels = ffmpeg_identity()
@@ -179,7 +172,7 @@ def measure(engine: str = "rapidocr", *, clip: Path = PROBE_CLIP) -> Measurement
     from flowocr.decode.hwaccel import HWACCELS, check_hwaccel
     from flowocr.decode.lane import AuxSpec, BlockDecoder, main_format_for
     from flowocr.ocr.engine import get_engine
-    from flowocr.ocr.reuse import STROKE_WIDTH
+    from flowocr.ocr.strokes import STROKE_WIDTH
     from flowocr.plan import Block
     from flowocr.probe import probe, sample_grid, scan_index
 

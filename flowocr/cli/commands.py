@@ -180,11 +180,12 @@ def run_command(
     skip_existing: bool, quiet: bool, decode: dict, extra: dict | None = None, progress: str = "auto",
     cluster: dict | None = None,
 ) -> None:  # fmt: skip
+    from flowocr.batch import expand_inputs
     from flowocr.calibrate import CONSERVATIVE, fill_decode_options
     from flowocr.cli.progress import make_progress
     from flowocr.errors import FlowOcrError, one_line
     from flowocr.ocr.area import parse_area
-    from flowocr.pipeline import RunOptions, VideoRun, expand_inputs
+    from flowocr.pipeline import RunOptions, VideoRun
 
     parse_area(area)  # a bad --area is a usage error before any work
 
@@ -252,7 +253,7 @@ def run_command(
 
 def _already_complete(n: int, video: str, total: int, options, progress, *, skip: bool) -> bool:
     """Whether ``video`` is skipped (``skip``: --skip-existing or --resume, and its report says complete); says so."""
-    from flowocr.pipeline import report_says_complete
+    from flowocr.batch import report_says_complete
 
     if skip and report_says_complete(options.output(video, "json")):
         progress.note(f"[{n}/{total}] {video}: skipped (its report says complete)")

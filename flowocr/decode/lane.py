@@ -125,7 +125,7 @@ class AuxSpec:
     """The aux stream: every ``every``-th frame of the block, greyscale, showing ``area`` (x, y, w, h in display
     pixels; None: the whole frame) scaled by ``scale``, but never wider than ``max_width`` pixels (None: no cap).
 
-    The cap is the width the change detector works at (:data:`flowocr.ocr.reuse.STROKE_WIDTH`): a wider frame
+    The cap is the width the change detector works at (:data:`flowocr.ocr.strokes.STROKE_WIDTH`): a wider frame
     would be decoded, piped, sent and then shrunk by the detector. A 1080p frame at 0.35 is 672 px wide;
     capped, it is sent at 320 px, less than a quarter of the bytes."""
 

@@ -161,7 +161,7 @@ def default_threads() -> int | None:
     scheduled: measured on 1080p subtitle bands, 135 ms of CPU per call with two threads against 99 ms with one
     (80 and 130 ms of wall time on an idle machine). Time to first text is a few tens of ms later; everything
     after it is sooner."""
-    from flowocr.calibrate.machine import cpu_count
+    from flowocr.system import cpu_count
 
     return 1 if cpu_count() <= 2 else None
 

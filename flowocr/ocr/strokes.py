@@ -1,0 +1,73 @@
+"""Stroke maps: where a text area holds text-like structure, at a reduced size.
+
+A stroke pixel is a bright pixel next to a dark one (white subtitle text with its outline, dark slide text on
+white). Stroke maps, not raw pixels, are what the change detector (:mod:`flowocr.aux.detector`) and the reader's
+pixel test (:mod:`flowocr.read.pixel`) compare, so that a moving background under static text moves few of them,
+and where strokes lie is where the OCR stage reads (:func:`flowocr.ocr.area.stroke_bands`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+STROKE_WIDTH = 320  # stroke maps are computed at this width (or less): cheap, and blurs away grain
+BRIGHT, DARK = 180, 90  # a stroke pixel is at least BRIGHT with a 3x3 neighbour at most DARK (full-size levels)
+
+
+@dataclass(frozen=True)
+class Strokes:
+    """The stroke map of one text area at reduced size, and the scale from area pixels to map pixels."""
+
+    mask: np.ndarray
+    scale: float
+
+    @property
+    def count(self) -> int:
+        return int(np.count_nonzero(self.mask))
+
+
+def map_size(width: int, height: int) -> tuple[int, int, float]:
+    """The stroke map's width and height for a text area of ``width`` x ``height`` pixels, and the scale."""
+    scale = min(1.0, STROKE_WIDTH / width)
+    if scale >= 1.0:
+        return width, height, 1.0
+    return max(1, round(width * scale)), max(1, round(height * scale)), scale
+
+
+def strokes(area_image: np.ndarray, *, bright: int = BRIGHT, dark: int = DARK) -> Strokes:
+    """Stroke map of a BGR (or grey) image of the text area: pixels >= ``bright`` with a 3x3 neighbour
+    <= ``dark``."""
+    grey = area_image if area_image.ndim == 2 else cv2.cvtColor(area_image, cv2.COLOR_BGR2GRAY)
+    h, w = grey.shape
+    map_w, map_h, scale = map_size(w, h)
+    if scale < 1.0:
+        grey = cv2.resize(grey, (map_w, map_h), interpolation=cv2.INTER_AREA)
+    return _stroke_map(grey, scale, bright, dark)
+
+
+def frame_strokes(frame, region: tuple[int, int, int, int]) -> Strokes:
+    """The stroke map of a decoded frame's ``region`` (x, y, w, h): :func:`strokes` of its grey levels, reduced
+    by :meth:`~flowocr.decode.lane.Frame.grey` itself (an I420 frame's luma is reduced before it is stretched
+    to full range: a table lookup over the small map instead of the whole area)."""
+    map_w, map_h, scale = map_size(region[2], region[3])
+    return _stroke_map(frame.grey(region, size=(map_w, map_h)), scale, BRIGHT, DARK)
+
+
+def _stroke_map(grey: np.ndarray, scale: float, bright: int, dark: int) -> Strokes:
+    kernel = np.ones((3, 3), np.uint8)
+    return Strokes((grey >= bright) & (cv2.erode(grey, kernel) <= dark), scale)
+
+
+def moved(now: Strokes, before: Strokes) -> tuple[np.ndarray, np.ndarray]:
+    """Stroke pixels that appeared (in ``now``, not near any of ``before``'s) and vanished (the reverse).
+
+    "Near" is within one pixel, so that a stroke shifted by compression noise does not count as moved. Both maps
+    must have the same shape.
+    """
+    grow = np.ones((3, 3), np.uint8)
+    near_before = cv2.dilate(before.mask.astype(np.uint8), grow).astype(bool)
+    near_now = cv2.dilate(now.mask.astype(np.uint8), grow).astype(bool)
+    return now.mask & ~near_before, before.mask & ~near_now
