@@ -47,6 +47,7 @@ class RunOptions:
     aux_scale: float = 0.35
     aux_connect: str | None = None
     resume: bool = False
+    reader_log: bool = False  # write the reader's decisions to <stem>.reader.jsonl
 
     def __post_init__(self) -> None:
         unknown = [f for f in self.formats if f not in FORMATS]
@@ -192,15 +193,21 @@ class VideoRun:
             make_output_dir(opts.out_dir)
         state = self._resume_state()
         aux = None
+        start = self.segment.start if self.segment else 0 if state is None else state.frame
         if not opts.no_aux:
             from flowocr.ocr.strokes import STROKE_WIDTH
+            from flowocr.read.events import CONTEXT
 
             # The detector reads stroke maps at most STROKE_WIDTH wide: the aux stream is never sent wider.
             aux = AuxSpec(scale=opts.aux_scale, area=(rect.x, rect.y, rect.w, rect.h), max_width=STROKE_WIDTH)
+            if state is not None:
+                # The reader's first window after the checkpoint compares the frames just before it: the detector
+                # sees them again (and one more, its own left context), so it answers as in one reading.
+                start = max(0, start - CONTEXT - 1)
         source = ShardedSource(info, lanes, ShardOptions(
             fps=opts.fps, block_sec=opts.block_sec, first_block_sec=opts.first_block_sec,
             budget_mb=opts.budget_mb, ahead=opts.ahead, aux=aux,
-            from_index=self.segment.start if self.segment else 0 if state is None else state.frame,
+            from_index=start,
             until_index=self.segment.stop if self.segment else None, main_format=main_format_for(info),
         ))  # fmt: skip
         self.source = source
@@ -255,14 +262,26 @@ class VideoRun:
         """The reader (:mod:`flowocr.read`) for this run, and with the aux stream the gate that forwards it to the
         change detector (started here unless the run was given one); None without it."""
         from flowocr.aux.client import AuxGate, AuxLink, Detector
+        from flowocr.read.events import CONTEXT, CellMap
         from flowocr.read.reader import ChangeReader, PixelReader, ReadTools
 
         rect = self.area
         tools = ReadTools(strokes=self.area_strokes, ocr=self.ocr, fetch=self.fetch, index=self.source.index,
                           origin=(rect.x, rect.y))  # fmt: skip
         after = -1 if state is None else state.frame
+        log = None
+        if self.options.reader_log:
+            import json
+
+            path = Path(self.options.out_dir) / (Path(self.video).stem + ".reader.jsonl")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sink = self._reader_log = open(path, "w", encoding="utf-8")  # noqa: SIM115
+
+            def log(record: dict) -> None:
+                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+
         if aux is None:
-            self.reader = PixelReader(tools)
+            self.reader = PixelReader(tools, log=log)
             gate = None
         else:
             address = self.options.aux_connect or self.detector_address
@@ -270,8 +289,10 @@ class VideoRun:
                 self.detector = Detector()
                 address = self.detector.address
             self.link = AuxLink(address)
-            self.reader = ChangeReader(tools, self.link.results)
-            gate = AuxGate(self.link, self.source.index, self.video, after=after)
+            aux_w, aux_h = aux.size(self.info)
+            cells = CellMap(rect.x, rect.y, rect.w, rect.h, aux_w, aux_h)
+            self.reader = ChangeReader(tools, self.link.results, cells, log=log, forget=self.link.forget_before)
+            gate = AuxGate(self.link, self.source.index, self.video, after=after, lookahead=CONTEXT)
             self.aux_stats = {"detector": address, "frames_sent": 0, "change_points": 0, "extra_frames": 0,
                               "frame_size": "x".join(str(v) for v in aux.size(self.info))}  # fmt: skip
             if state is not None:
@@ -292,8 +313,11 @@ class VideoRun:
             for cue in self.feed(r.index, r.pts, r.lines, r.reused):
                 yield self._emit(reader.refine(cue))
             self.checkpoint(r.index, r.lines, r.ref_index)
+        reader.forget_before(self.builder.oldest_open())
 
     def _close_aux(self) -> None:
+        if getattr(self, "_reader_log", None) is not None:
+            self._reader_log.close()
         if self.link is not None:
             self.link.close()
         if self.detector is not None:
@@ -388,21 +412,23 @@ class VideoRun:
         """The OCR engine, once its models are loaded (raises what loading raised)."""
         return self._engine_loading.result()
 
-    def ocr(self, image, strokes=None) -> tuple:
+    def ocr(self, image, strokes=None, rows=(), lines=(), slop=0) -> tuple:
         """OCR one full frame inside the text area; lines in frame pixels.
 
-        With the area's stroke map (:func:`flowocr.ocr.strokes.strokes`), only the bands of the area that hold
-        strokes are read (:func:`flowocr.ocr.area.stroke_bands`), in one engine call; ``--whole-area`` reads the
-        whole area always.
+        With the area's stroke map (:func:`flowocr.ocr.strokes.frame_strokes`), only the bands of the area that hold
+        strokes, the row spans ``lines`` of lines read before and the parts of the cell spans ``rows`` where the change
+        detector saw text change that are ``slop`` tall (frame pixels) are read (:func:`flowocr.ocr.area.read_bands`),
+        in one engine call; without one, and with ``--whole-area``, the whole area.
         """
-        from flowocr.ocr.area import crop, result_to_frame, stroke_bands
+        from flowocr.ocr.area import crop, read_bands, result_to_frame
+        from flowocr.ocr.types import plausible
 
         rect, info = self.area, self.info
         t = time.monotonic()
         if strokes is None or self.options.whole_area:
             bands = [rect]
         else:
-            bands = stroke_bands(strokes.mask.any(axis=1), strokes.scale, rect, info.display_height)
+            bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
         if bands == [rect] and rect.is_full(info.display_width, info.display_height):
             lines = self.engine.recognize([image])[0].lines
         else:
@@ -410,7 +436,7 @@ class VideoRun:
             lines = tuple(line for band, result in zip(bands, results) for line in result_to_frame(result, band).lines)
         self.stats.ocr_s += time.monotonic() - t
         self.stats.ocr_calls += 1
-        return lines
+        return tuple(line for line in lines if plausible(line))
 
     def feed(self, index: int, pts: int, lines: tuple, reused: bool) -> list[Cue]:
         """One OCR'd (or reused) frame into the JSONL and the cue builder; the cues that became final."""

@@ -93,32 +93,14 @@ def measure_run(video: str) -> dict:
 
 
 def measure_naive(video: str) -> dict:
-    """OCR every frame sampled at 3 fps (ffmpeg's fps filter), merge similar consecutive texts."""
-    import difflib
-
-    import numpy as np
-
-    from flowocr.ocr.engine import get_engine
-    from flowocr.probe import probe
+    """The naive method (:func:`flowocr.read.naive.naive_cues`): OCR of every frame of the 3 fps grid, similar
+    consecutive texts merged."""
+    from flowocr.read.naive import naive_cues
 
     started = time.perf_counter()
-    info = probe(video)
-    w, h = info.display_width, info.display_height
-    engine = get_engine()
-    proc = subprocess.Popen(["ffmpeg", "-v", "error", "-nostdin", "-i", video, "-vf", "fps=3", "-pix_fmt", "bgr24",
-                             "-f", "rawvideo", "-"], stdout=subprocess.PIPE)  # fmt: skip
-    cues, calls, last = 0, 0, ""
-    while True:
-        data = proc.stdout.read(w * h * 3)
-        if len(data) < w * h * 3:
-            break
-        text = engine.recognize([np.frombuffer(data, np.uint8).reshape(h, w, 3)])[0].text
-        calls += 1
-        if text and difflib.SequenceMatcher(None, text, last).ratio() < 0.8:
-            cues += 1
-        last = text
-    proc.wait()
-    return {"wall_s": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "cues": cues, "ocr_calls": calls}
+    result = naive_cues(video)
+    return {"wall_s": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "cues": len(result.cues),
+            "ocr_calls": result.ocr_calls}  # fmt: skip
 
 
 def bench_run(video: str, repeat: int) -> None:

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flowocr.aux.client import AuxError
-from flowocr.aux.detector import RECEPTIVE_FIELD, FrameChange, detect
+from flowocr.aux.detector import RECEPTIVE_FIELD, detect
 from flowocr.aux.windows import next_window, slice_new
 from flowocr.decode.lane import AuxSpec, decode_all
 from flowocr.ocr.strokes import Strokes
@@ -23,7 +23,6 @@ from flowocr.ocr.types import TextLine
 from flowocr.pipeline import RunOptions, VideoRun
 from flowocr.probe import probe, scan_index
 from flowocr.read.pixel import ChangeTest, measure
-from flowocr.read.timing import appeared_at, vanished_at
 
 # --- windows: the exact vectors of the issue ---------------------------------------------------------------------
 
@@ -257,44 +256,3 @@ def test_a_spike_is_read_unless_the_pixel_test_sees_the_text_it_would_vouch_for(
     # the clear text gone: changed, with or without a spike
     assert not unchanged(empty, clear, clear_lines, spiked=False)
     assert not unchanged(empty, clear, clear_lines, spiked=True)
-
-
-# --- where a text appeared and vanished between two samples --------------------------------------------------------
-
-
-def _changes(background: int, **at: tuple[int, int]) -> list[FrameChange]:
-    """Frames 1-12 after a sample: ``background`` strokes appear and vanish on each, ``f5=(appeared, vanished)``
-    adds a change at frame 5."""
-    out = []
-    for i in range(1, 13):
-        a, v = at.get(f"f{i}", (0, 0))
-        out.append(FrameChange(i, background + a, background + v, 500))
-    return out
-
-
-def test_a_text_appears_where_the_most_strokes_appear():
-    assert appeared_at(_changes(3, f4=(80, 0)), replacing=False) == 4
-    assert appeared_at(_changes(0), replacing=False) is None
-    assert vanished_at(_changes(3, f7=(0, 60)), at_end=False) == 7
-
-
-def test_a_replacement_starts_where_the_old_text_vanished_despite_a_bigger_background_burst_later():
-    # the open-GOP fixture's case: the swap at 3 (41 appeared, 68 vanished), the background's burst at 9 (42 appeared)
-    window = _changes(10, f3=(31, 58), f9=(32, 5))
-    assert appeared_at(window, replacing=False) == 9  # what the plain rule does
-    assert appeared_at(window, replacing=True) == 3 == vanished_at(window, at_end=False)
-
-
-def test_a_replacement_after_a_blank_gap_starts_where_the_new_text_appears():
-    window = _changes(10, f3=(2, 64), f6=(140, 2))  # the old text gone at 3, the new one at 6
-    assert vanished_at(window, at_end=False) == 3
-    assert appeared_at(window, replacing=True) == 6
-
-
-def test_a_replacement_that_shows_a_frame_early_or_leaves_nothing_after_keeps_its_own_frame():
-    dissolve = _changes(0, f5=(50, 5), f6=(5, 60), f9=(40, 0))  # the new text at 5, the old gone at 6, noise at 9
-    assert appeared_at(dissolve, replacing=True) == 5
-    quiet = _changes(0, f5=(50, 0), f6=(0, 60))  # nothing appears from the vanishing on
-    assert appeared_at(quiet, replacing=True) == 5
-    none_after = _changes(0, f6=(0, 60))
-    assert appeared_at(none_after, replacing=True) == 6  # the anchor itself

@@ -102,6 +102,7 @@ class AuxLink:
             raise AuxError(f"cannot connect to the change detector at {address}: {exc.strerror or exc}") from exc
         self.sock.settimeout(None)
         self.results: dict[int, FrameChange] = {}
+        self.last_answered = -1  # the latest frame with a result
         self.sent: list[int] = []
         self.done = False
         self.error: BaseException | None = None
@@ -132,10 +133,12 @@ class AuxLink:
                 self._cond.wait()
         self._raise_if_failed()
 
-    def covered(self) -> int:
-        """How many of the frames sent have their result."""
+    def forget_before(self, index: int) -> None:
+        """Drop the results of the frames before ``index`` (the reader needs them no more): a long video's results
+        are not all kept."""
         with self._cond:
-            return len(self.results)
+            for i in [i for i in self.results if i < index]:
+                del self.results[i]
 
     def wait_for(self, index: int) -> FrameChange:
         with self._cond:
@@ -153,12 +156,13 @@ class AuxLink:
                 item = protocol.read_result(self.sock)
                 if item is None:
                     break
-                index, appeared, vanished, strokes = item
+                index, appeared, vanished, strokes, cells, rows, cols = item
                 with self._cond:
                     expected = self.sent[n] if n < len(self.sent) else None
                     if index != expected:
                         raise AuxError(f"the change detector answered for frame {index}, expected {expected}")
-                    self.results[index] = FrameChange(index, appeared, vanished, strokes)
+                    self.results[index] = FrameChange(index, appeared, vanished, strokes, cells, rows, cols)
+                    self.last_answered = index
                     n += 1
                     self._cond.notify_all()
             with self._cond:
@@ -196,15 +200,17 @@ class AuxGate:
     """Between the sharded source and the reader: aux frames go on to the detector (checked against the frame
     index), main frames wait until the detector has answered for them, since the reader decides by its answers.
 
-    ``after``: a resumed run's checkpoint frame; the aux stream starts there and main frames up to it are dropped.
+    ``after``: a resumed run's checkpoint frame; main frames up to it are dropped. ``lookahead``: a main frame waits
+    until the detector has answered for that many frames after it too (the reader compares frames around a change).
     """
 
-    def __init__(self, link: AuxLink, index, video: str, *, after: int = -1) -> None:
+    def __init__(self, link: AuxLink, index, video: str, *, after: int = -1, lookahead: int = 0) -> None:
         self.link = link
         self.index = index
         self.video = video
         self.after = after
-        self.next_aux = max(0, after)
+        self.lookahead = lookahead
+        self.next_aux = 0
         self.pending: list = []  # main frames waiting for the detector to cover them
         self.sent = 0
 
@@ -239,10 +245,10 @@ class AuxGate:
         out = []
         while self.pending:
             frame = self.pending[0]
-            if frame.index >= self.next_aux:
-                break  # its aux frame has not arrived yet
-            if not wait and frame.index not in self.link.results:
-                break
+            if not wait:
+                last = frame.index + self.lookahead
+                if last >= self.next_aux or self.link.last_answered < last:
+                    break  # its aux frame, or one it waits for, has not arrived or been answered yet
             self.link.wait_for(frame.index)
             out.append(self.pending.pop(0))
         return out

@@ -1,7 +1,8 @@
 """The aux wire format between the decode process and the change detector (TCP, big-endian, no pickles).
 
 decode → detector: ``FRAME`` (index, pts, width, height, then width*height grey bytes) ... ``END``.
-detector → decode: ``RESULT`` (index, appeared, vanished, strokes) per frame, in order ... ``DONE``.
+detector → decode: ``RESULT`` (index, appeared, vanished, strokes, cell rows, cell cols, then the cell planes:
+``PLANES * rows * cols`` bytes) per frame, in order ... ``DONE``.
 """
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ from __future__ import annotations
 import socket
 import struct
 
+PLANES = 5  # cell planes per result: appeared, vanished, strokes, diff, stable (flowocr.aux.detector.FrameChange)
+
 FRAME = b"AUXF"
 END = b"AUXE"
 RESULT = b"AUXR"
 DONE = b"AUXD"
 _FRAME = struct.Struct("!4sqqII")
-_RESULT = struct.Struct("!4sqIII")
+_RESULT = struct.Struct("!4sqIIIHH")
 
 
 class PeerClosed(ConnectionError):
@@ -64,18 +67,23 @@ def read_frame(sock: socket.socket) -> tuple[int, int, int, int, bytearray] | No
     return index, pts, width, height, recv_exact(sock, width * height)
 
 
-def pack_result(index: int, appeared: int, vanished: int, strokes: int) -> bytes:
-    return _RESULT.pack(RESULT, index, appeared, vanished, strokes)
+def pack_result(index: int, appeared: int, vanished: int, strokes: int, cells: bytes = b"", rows: int = 0,
+                cols: int = 0) -> bytes:  # fmt: skip
+    if len(cells) != PLANES * rows * cols:
+        raise ValueError(f"{len(cells)} cell bytes for {rows} x {cols} cells")
+    return _RESULT.pack(RESULT, index, appeared, vanished, strokes, rows, cols) + cells
 
 
 def pack_done() -> bytes:
-    return _RESULT.pack(DONE, -1, 0, 0, 0)
+    return _RESULT.pack(DONE, -1, 0, 0, 0, 0, 0)
 
 
-def read_result(sock: socket.socket) -> tuple[int, int, int, int] | None:
-    magic, index, appeared, vanished, strokes = _RESULT.unpack(recv_exact(sock, _RESULT.size))
+def read_result(sock: socket.socket) -> tuple[int, int, int, int, bytes, int, int] | None:
+    """The next result (index, appeared, vanished, strokes, cells, rows, cols), or None at the end marker."""
+    magic, index, appeared, vanished, strokes, rows, cols = _RESULT.unpack(recv_exact(sock, _RESULT.size))
     if magic == DONE:
         return None
     if magic != RESULT:
         raise ValueError(f"unexpected message {magic!r} from the change detector")
-    return index, appeared, vanished, strokes
+    cells = bytes(recv_exact(sock, PLANES * rows * cols)) if rows * cols else b""
+    return index, appeared, vanished, strokes, cells, rows, cols

@@ -36,7 +36,9 @@ def serve_connection(conn: socket.socket) -> None:
                                      left_ctx=RECEPTIVE_FIELD)) is not None:  # fmt: skip
             ctx_start, new_start, new_end = window
             results = slice_new(detect(frames[ctx_start:new_end]), window, 1)
-            conn.sendall(b"".join(protocol.pack_result(r.index, r.appeared, r.vanished, r.strokes) for r in results))
+            packed = [protocol.pack_result(r.index, r.appeared, r.vanished, r.strokes, r.cells, r.rows, r.cols)
+                      for r in results]  # fmt: skip
+            conn.sendall(b"".join(packed))
             emitted = new_end
             # Frames before the context of the next window are never needed again.
             keep_from = max(0, emitted - RECEPTIVE_FIELD)

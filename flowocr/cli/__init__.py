@@ -84,6 +84,9 @@ def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
               help="Run without the change detector: OCR decided by a pixel test, cue times on the sample grid.")
 @option("aux_scale")
 @option("aux_connect")
+@click.option("--reader-log", is_flag=True,
+              help="Write the reader's decision for every frame it was fed (read or reuse, and why: the detector's "
+              "events, the pixel test's counts, the texts) to <stem>.reader.jsonl in the output folder.")
 @click.option("--skip-existing", is_flag=True, help="Skip videos whose report in the output folder says complete.")
 @click.option("--resume", is_flag=True,
               help="Continue stopped or killed runs from their checkpoint (<stem>.resume.json); videos whose report "
@@ -102,7 +105,7 @@ def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
               show_default=True, help="How progress is shown: auto (rich on a terminal, else plain lines), rich, "
               "plain, or json (one JSON object per line on stdout, for scripts).")  # fmt: skip
 def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_aux, aux_scale, aux_connect,
-            skip_existing, resume, executor, ray_address, ray_workers, split_minutes, quiet, progress_mode,
+            reader_log, skip_existing, resume, executor, ray_address, ray_workers, split_minutes, quiet, progress_mode,
             **decode) -> None:  # fmt: skip
     """OCR videos: write subtitles (SRT, WebVTT, ASS), text, per-frame JSONL and a JSON run report.
 
@@ -114,7 +117,7 @@ def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_au
                          formats=formats, skip_existing=skip_existing, quiet=quiet, progress=progress_mode,
                          decode=decode,
                          extra={"no_aux": no_aux, "aux_scale": aux_scale, "aux_connect": aux_connect,
-                              "whole_area": whole_area, "resume": resume},
+                              "whole_area": whole_area, "resume": resume, "reader_log": reader_log},
                          cluster={"executor": executor, "ray_address": ray_address, "ray_workers": ray_workers,
                                   "split_minutes": split_minutes})  # fmt: skip
 

@@ -386,6 +386,11 @@ class CueBuilder:
         after this point returns what this one would (what ``flowocr run --resume`` relies on)."""
         return not self._tracks
 
+    def oldest_open(self) -> int | None:
+        """The first frame of the oldest cue still open (None when idle): a cue returned later starts there or
+        after it."""
+        return min((t.runs[0].first_index for t in self._tracks if t.runs), default=None)
+
     def snapshot(self) -> tuple:
         """Everything that decides what the frames fed from now on give, as plain comparable data: two builders
         with equal snapshots return the same cues from the same later frames (what split runs are stitched by)."""

@@ -203,6 +203,29 @@ def stroke_bands(rows: np.ndarray, scale: float, area: Rect, frame_height: int) 
     return [Rect(area.x, area.y + top, area.w, bottom - top) for top, bottom in spans]
 
 
+def read_bands(strokes, area: Rect, frame_height: int, rows=(), lines=(), slop: float = 0) -> list[Rect]:
+    """The bands of ``area`` to read for a frame whose stroke map is ``strokes``:
+    its stroke bands (:func:`stroke_bands`), the row spans ``lines`` (frame pixels, y0 y1: lines read before), and
+    the parts of the spans ``rows`` (where the change detector saw text change, in whole cells) that those leave
+    out, where at least a band margin and ``slop`` tall: text the stroke map does not see (light on light, thin
+    outlines, the second line of a pair). A cell span's slop around a line whose strokes show stays out: a taller
+    crop of the same line reads differently (spaces dropped on small Latin text)."""
+    marked = strokes.mask.any(axis=1)
+    margin = max(BAND_MIN_MARGIN, round(BAND_MARGIN * frame_height))
+    covered = np.zeros(area.h, bool)
+    for band in stroke_bands(marked, strokes.scale, area, frame_height) if marked.any() else []:
+        covered[band.y - area.y : band.y - area.y + band.h] = True
+    spans = [(y0, y1, 1) for y0, y1 in lines] + [(y0, y1, max(margin, slop)) for y0, y1 in rows]
+    for y0, y1, least in spans:
+        a, b = max(0, math.floor(y0 - area.y)), min(area.h, math.ceil(y1 - area.y))
+        free = np.flatnonzero(~covered[a:b]) + a
+        for run in np.split(free, np.flatnonzero(np.diff(free) > 1) + 1) if len(free) else []:
+            if len(run) >= least:
+                lo, hi = math.floor(run[0] * strokes.scale), math.ceil((run[-1] + 1) * strokes.scale)
+                marked[lo:hi] = True
+    return stroke_bands(marked, strokes.scale, area, frame_height)
+
+
 # --- auto: the band where text recurs -------------------------------------------------------------------------
 
 #: Texts this similar (difflib ratio over the text without spaces) are the same text seen again: OCR reads the

@@ -30,6 +30,21 @@ class TextLine:
         return min(xs), min(ys), max(xs), max(ys)
 
 
+#: A line of one character that is not a CJK ideograph, kana or hangul (a digit, a Latin letter, a sign) is what
+#: OCR makes of background texture (a corner of a drawing, a fractal's edge) far more often than a subtitle: it is
+#: kept only when read with at least this score (a lone "嗯" or "好" is a line like any other).
+LONE_MIN_SCORE = 0.9
+
+
+def plausible(line: TextLine) -> bool:
+    """Whether ``line`` can be a line of text (see ``LONE_MIN_SCORE``)."""
+    text = line.text.strip()
+    if len(text) != 1 or line.score >= LONE_MIN_SCORE:
+        return bool(text)
+    code = ord(text)
+    return 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF
+
+
 @dataclass(frozen=True)
 class OcrResult:
     """All lines found in one image, top to bottom then left to right. No text is an empty tuple."""

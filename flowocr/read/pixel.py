@@ -41,29 +41,54 @@ class PixelEvidence:
     appeared_outside: int
     appeared: int  # over the whole area
     vanished: int
+    kept_outside: int = 0  # of appeared_outside, those the previous sample (if not the reference) showed too
+    #: per line of the reference (in its order): its stroke pixels in the reference, and those moved since
+    per_line: tuple[tuple[int, int], ...] = ()
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
-def measure(now: Strokes, ref: Strokes, ref_lines: Sequence[TextLine], origin: tuple[int, int]) -> PixelEvidence:
+def measure(
+    now: Strokes, ref: Strokes, ref_lines: Sequence[TextLine], origin: tuple[int, int], previous: Strokes | None = None
+) -> PixelEvidence:
     """Count what :class:`ChangeTest` decides from. ``ref_lines`` are the reference's lines in frame pixels;
-    ``origin`` is the area's top-left corner in the frame."""
+    ``origin`` is the area's top-left corner in the frame; ``previous`` the stroke map of the sample fed before
+    this one, when that was not the reference itself."""
     if now.mask.shape != ref.mask.shape:
         return PixelEvidence(False, False, 0, 0, 0, 0, 0, 0, 0)
     appeared, vanished = moved(now, ref)
     boxes = box_mask(ref, ref_lines, origin)
+    kept = 0
+    if previous is not None and previous.mask.shape == now.mask.shape:
+        # Strokes that came since the reference and were there at the last sample too: static new text, where a
+        # moving background's strokes have moved on.
+        kept = int(np.count_nonzero(appeared & ~boxes & near(previous)))
+    changed = appeared | vanished
+    per_line = []
+    for line in ref_lines:
+        own = box_mask(ref, (line,), origin)
+        per_line.append((int(np.count_nonzero(ref.mask & own)), int(np.count_nonzero(changed & own))))
     return PixelEvidence(
         comparable=True,
         boxed=bool(boxes.any()),
         ref_inside=int(np.count_nonzero(ref.mask & boxes)),
         now_inside=int(np.count_nonzero(now.mask & boxes)),
-        moved_inside=int(np.count_nonzero((appeared | vanished) & boxes)),
+        moved_inside=int(np.count_nonzero(changed & boxes)),
         appeared_inside=int(np.count_nonzero(appeared & boxes)),
         appeared_outside=int(np.count_nonzero(appeared & ~boxes)),
         appeared=int(np.count_nonzero(appeared)),
         vanished=int(np.count_nonzero(vanished)),
+        kept_outside=kept,
+        per_line=tuple(per_line),
     )
+
+
+def near(strokes: Strokes) -> np.ndarray:
+    """Pixels within one pixel of a stroke pixel."""
+    import cv2
+
+    return cv2.dilate(strokes.mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
 
 
 def box_mask(ref: Strokes, lines: Sequence[TextLine], origin: tuple[int, int]) -> np.ndarray:
@@ -90,23 +115,35 @@ class ChangeTest:
     inside_min: int = 8  # ... and at least this many
     outside_new: int = 60  # new stroke pixels outside the old boxes that mean new text
     vanished_share: float = 0.15  # at most this share of the old boxes' strokes left: the text is gone
+    kept_new: int = 30  # new strokes outside the old boxes, kept since the last sample: new static text
 
-    def changed(self, e: PixelEvidence) -> bool:
+    def news(self, e: PixelEvidence, *, events_outside: bool) -> bool:
+        """Whether the new strokes outside the old boxes are new text: the detector saw a text event there, or
+        ``kept_new`` of them were there at the last sample too (a fade-in makes no event)."""
+        return events_outside or e.kept_outside >= self.kept_new
+
+    def changed(self, e: PixelEvidence, *, news: bool = True) -> bool:
         """The text changed: enough moved inside the old boxes, or a burst of new strokes appeared outside them
-        (with no old boxes: anywhere, appearing or vanishing)."""
+        (with no old boxes: anywhere) and ``news`` (the change detector confirms new text there: a moving
+        background also brings strokes that were not there at the last sample)."""
         if not e.comparable:
             return True
-        if e.boxed:
-            if e.moved_inside >= max(self.inside_min, self.inside_fraction * e.ref_inside):
-                return True
-            return e.appeared_outside >= self.outside_new
-        return max(e.appeared, e.vanished) >= self.outside_new
+        if e.boxed and e.moved_inside >= max(self.inside_min, self.inside_fraction * e.ref_inside):
+            return True
+        if any(moved >= max(self.inside_min, self.inside_fraction * ref) for ref, moved in e.per_line):
+            return True  # one line changed, however little of all the text it is
+        burst = e.appeared_outside if e.boxed else max(e.appeared, e.vanished)
+        return news and burst >= self.outside_new
 
     def sees_text(self, e: PixelEvidence) -> bool:
         """Whether the reference has text and its boxes hold at least ``inside_min`` stroke pixels."""
         return e.boxed and e.ref_inside >= self.inside_min
 
-    def unchanged(self, e: PixelEvidence, *, spiked: bool) -> bool:
+    def sees_line(self, e: PixelEvidence, k: int) -> bool:
+        """Whether the box of the reference's line ``k`` holds at least ``inside_min`` stroke pixels."""
+        return k < len(e.per_line) and e.per_line[k][0] >= self.inside_min
+
+    def unchanged(self, e: PixelEvidence, *, spiked: bool, news: bool = True) -> bool:
         """Whether the area still shows the reference's text, so its reading can be reused: the pixel test sees no
         change, and, when the change detector saw something change since the last fed frame (``spiked``), the
         test can vouch for the text at all (:meth:`sees_text`). It cannot for text whose strokes barely show in
@@ -115,16 +152,16 @@ class ChangeTest:
         (new text the map does not show): there a spike means reading the frame."""
         if spiked and not self.sees_text(e):
             return False
-        return not self.changed(e)
+        return not self.changed(e, news=news)
 
-    def vanished(self, e: PixelEvidence) -> bool:
+    def vanished(self, e: PixelEvidence, *, news: bool = True) -> bool:
         """Whether the reference's text is gone and nothing replaced it (the area can be taken as empty without
         OCR): its boxes kept at most ``vanished_share`` of their stroke pixels, few appeared in them, and no burst
-        of new strokes appeared elsewhere."""
+        of new strokes appeared elsewhere (or the detector saw no new text there: ``news`` False)."""
         if not e.comparable or not e.boxed or e.ref_inside < self.inside_min:
             return False
         return (
             e.now_inside <= self.vanished_share * e.ref_inside
             and e.appeared_inside <= self.vanished_share * e.ref_inside
-            and e.appeared_outside < self.outside_new
+            and (not news or e.appeared_outside < self.outside_new)
         )

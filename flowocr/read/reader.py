@@ -17,11 +17,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from flowocr.read.events import CONTEXT, CellMap
 from flowocr.read.pixel import ChangeTest, measure
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from flowocr.aux.detector import FrameChange
     from flowocr.cues.model import Cue
     from flowocr.decode.lane import Frame
@@ -37,13 +38,15 @@ Log = Callable[[dict[str, Any]], None]
 class ReadTools:
     """What a reader may do, handed to it as callables.
 
-    ``strokes(frame)``: the stroke map of a frame's text area (None for None); ``ocr(image, strokes)``: read a full
-    BGR frame's text area (only its stroke bands when ``strokes`` is given), lines in frame pixels; ``fetch(i)``:
-    frame ``i`` decoded on its own (None when the source lacks it); ``index``: the frame index (pts and times);
-    ``origin``: the text area's top-left corner in frame pixels."""
+    ``strokes(frame)``: the stroke map of a frame's text area (None for None).
+    ``ocr(image, strokes, rows=(), lines=(), slop=0)``: read a full BGR frame's text area, lines in frame pixels:
+    with ``strokes``, only its stroke bands, the row spans ``lines`` of lines read before and the parts of the cell
+    spans ``rows`` they leave out that are ``slop`` tall (:func:`flowocr.ocr.area.read_bands`); the whole area
+    without. ``fetch(i)``: frame ``i`` decoded on its own (None when the source lacks it). ``index``: the frame
+    index (pts and times). ``origin``: the text area's top-left corner in frame pixels."""
 
     strokes: Callable[[Frame | None], Strokes | None]
-    ocr: Callable[[np.ndarray, Strokes | None], Lines]
+    ocr: Callable[..., Lines]
     fetch: Callable[[int], Frame | None]
     index: FrameIndex
     origin: tuple[int, int]
@@ -108,38 +111,48 @@ class PixelReader:
     def finish(self) -> list[Reading]:
         return []
 
+    def forget_before(self, index: int | None) -> None:
+        pass
+
     def refine(self, cue: Cue) -> Cue:
         return cue
 
 
 class ChangeReader:
-    """With the change detector's per-frame changes (``changes``: frame index -> :class:`FrameChange`, filled as
-    the detector answers; a frame is read only once the detector has answered for it and every frame before).
+    """With the change detector's per-frame, per-cell changes (``changes``: frame index -> :class:`FrameChange`,
+    filled as the detector answers; a frame is read only once the detector has answered for it and every frame
+    before). ``cells`` says where the detector's cells lie on the frame.
 
     - A sampled frame is read only when the pixel test of its text area against the last frame read says the text
-      changed (at full size with the last boxes), or when the detector saw a change since the last fed frame that
-      the pixel test cannot vouch for (text it barely sees, or an empty area:
-      :meth:`~flowocr.read.pixel.ChangeTest.unchanged`); otherwise the last reading is reused.
-    - When the text changed twice or more between two samples (a cue shorter than the sampling step), the frame
-      after each intermediate change is decoded at full size and read too, so no cue falls between samples.
-    - A final cue's start moves to the frame where its text appeared (:func:`~flowocr.read.timing.appeared_at`;
-      for a text replacing another in its place, anchored where that one vanished) and its end to where the text
-      vanished (:func:`~flowocr.read.timing.vanished_at`): frame-exact times.
+      changed (at full size with the last boxes: inside them, or a burst of new strokes outside them that stayed),
+      or when the detector saw a text event since the last fed frame (:mod:`flowocr.read.events`) outside the last
+      lines, or on a line the pixel test cannot see (too few strokes:
+      :meth:`~flowocr.read.pixel.ChangeTest.sees_line`); otherwise the last reading is reused.
+    - When the text changed twice or more between two samples (a cue shorter than the sampling step), the middle
+      frame of each such state is decoded at full size and read too, so no cue falls between samples.
+    - A final cue's start and end move to the text events in its own cells around its first and last readings
+      (:meth:`refine`): frame-exact times.
     """
 
     MIN_STATE_FRAMES = 3  # a text state shorter than this between two samples is a transition, not a cue
+    MAX_BETWEEN = 3  # text states read between two samples, at most
 
-    def __init__(self, tools: ReadTools, changes: Mapping[int, FrameChange], *, log: Log | None = None) -> None:
+    def __init__(
+        self, tools: ReadTools, changes: Mapping[int, FrameChange], cells: CellMap, *, log: Log | None = None,
+        forget: Callable[[int], None] | None = None,
+    ) -> None:  # fmt: skip
         self.tools = tools
         self.changes = changes
+        self.cells = cells
         self.log = log
+        self.forget = forget
         self.test = ChangeTest()
         self.ref: Strokes | None = None
         self.ref_index: int | None = None  # the frame whose strokes are ``ref``
         self.after = -1  # a resumed run skips the main frames up to its checkpoint
         self.fed: list[int] = []  # indices fed to the cue builder, in order
-        self.places: dict[int, tuple] = {}  # fed index -> the boxes of its lines (frame pixels)
         self.last_lines: Lines = ()
+        self.previous_map: Strokes | None = None  # the stroke map of the last sample fed
         self.extra_frames = 0
         self.change_points = 0
 
@@ -160,6 +173,16 @@ class ChangeReader:
         """What decides this reader's later choices (with the frames and the detector's changes after them)."""
         return self.ref_index, self.last_lines
 
+    def forget_before(self, index: int | None) -> None:
+        """No cue that starts before frame ``index`` will be refined any more (None: no cue is open): the
+        detector's changes up to the fed frame before it can go."""
+        if self.forget is None or not self.fed:
+            return
+        pos = bisect_left(self.fed, self.fed[-1] if index is None else index)
+        keep = self.fed[max(0, pos - 1)]
+        del self.fed[: max(0, pos - 1)]
+        self.forget(keep + 1 - CONTEXT)  # a window's events look at the frames just before it too
+
     def _window(self, lo: int, hi: int) -> list[FrameChange]:
         """The detector's changes at frames (lo, hi] (frames the source lacks have none)."""
         changes = self.changes
@@ -167,9 +190,25 @@ class ChangeReader:
 
     def read(self, frame: Frame) -> list[Reading]:
         """The readings for a sampled frame the detector has answered for: any extra frames read between the
-        previous fed frame and this one, then this one."""
-        from flowocr.read.timing import spikes
+        previous fed frame and this one, then this one.
 
+        The rules, in order (the reason is logged as ``why``):
+
+        - ``first``: the first frame is read whole (nothing is known yet of where text may be);
+        - ``between``: an event that brought something (:meth:`_states_between`) and the next one in its rows at least
+          ``MIN_STATE_FRAMES`` later, both since the last fed frame, mean a text state between the samples: its
+          middle frame is decoded and read (the event's rows and the last lines' rows);
+        - ``elsewhere``: a text event outside the last reading's boxes: something appeared there that the pixel
+          test cannot vouch for (its strokes may not show at all);
+        - ``vanished``: the boxes lost their strokes, no new strokes came in them, and every text event since was a
+          band emptied (:attr:`~flowocr.read.events.Event.emptied`; a replacement whose strokes do not show keeps
+          stable edges): empty, without OCR;
+        - ``changed``: the pixel test sees the text of the last reading change in its boxes, or new strokes outside
+          them that stayed since the last sample (a fade);
+        - ``unvouched``: a text event in the boxes while the pixel test cannot see the text there (too few
+          strokes: thin outlines, light text on a light picture);
+        - ``unchanged``: the last reading is reused.
+        """
         if frame.index <= self.after:
             return []
         tools = self.tools
@@ -178,38 +217,77 @@ class ChangeReader:
             self.ref = tools.strokes(tools.fetch(self.ref_index))
         now = tools.strokes(frame)
         previous = self.fed[-1] if self.fed else None
-        peaks: list = []
-        if previous is not None:
-            peaks = spikes(self._window(previous, frame.index))
-            self.change_points += len(peaks)
-            # Text states between two samples (a cue shorter than the step): read the frame after each change.
-            for a, b in zip(peaks, peaks[1:]):
-                if b.index - a.index >= self.MIN_STATE_FRAMES:
-                    extra = tools.fetch(a.index)
-                    if extra is not None:
-                        self.extra_frames += 1
-                        self.ref, self.ref_index = tools.strokes(extra), a.index
-                        lines = tools.ocr(extra.image, self.ref)
-                        out.append(self._fed(a.index, tools.index.pts_of(a.index), lines, False, "between"))
-        peak_list = [[c.index, c.appeared, c.vanished] for c in peaks]
-        if self.ref is None and now.count == 0:
-            # Not one stroke pixel (bright next to dark) in the area: nothing to read, and the pixel test will
-            # see the first strokes that appear. No OCR call for a blank opening.
-            self.ref, self.ref_index = now, frame.index
-            out.append(self._fed(frame.index, frame.pts, (), True, "blank", now=now, peaks=peak_list))
+        if previous is None:
+            self.ref, self.ref_index, self.previous_map = now, frame.index, now
+            out.append(self._fed(frame.index, frame.pts, tools.ocr(frame.image), False, "first", now))
             return out
-        evidence = None if self.ref is None else measure(now, self.ref, self.last_lines, tools.origin)
-        if evidence is not None and self.test.unchanged(evidence, spiked=bool(peaks)):
-            out.append(self._fed(frame.index, frame.pts, self.last_lines, True, "unchanged", now, evidence, peak_list))
+        found = self._events(previous, frame.index)
+        self.change_points += len(found)
+        for mid, a in self._states_between(found):
+            extra = tools.fetch(mid)
+            if extra is not None:
+                self.extra_frames += 1
+                self.ref, self.ref_index = tools.strokes(extra), mid
+                spans = [(line.bounds[1], line.bounds[3]) for line in self.last_lines]
+                lines = tools.ocr(extra.image, self.ref, rows=self.cells.rows(a.cells, grow=1), lines=spans,
+                                  slop=self.cells.cell_height)  # fmt: skip
+                out.append(self._fed(mid, tools.index.pts_of(mid), lines, False, "between"))
+        peaks = [[e.index, round(e.strength), round(e.band, 2), e.appeared, e.vanished] for e in found]
+        previous_map = self.previous_map if previous != self.ref_index else None
+        evidence = measure(now, self.ref, self.last_lines, tools.origin, previous_map)
+        self.previous_map = now
+        # A cell's worth of margin: cells are coarse, and a line's change spills a little out of its box.
+        inside = self.cells.cells((line.bounds for line in self.last_lines), margin=1)
+        elsewhere = [e for e in found if (e.cells & ~inside).any()]
+        test = self.test
+        # An event in the cells of a line the pixel test cannot see (too few strokes) is not vouched for.
+        blind = [self.cells.cells([line.bounds]) for k, line in enumerate(self.last_lines)
+                 if not test.sees_line(evidence, k)]  # fmt: skip
+        unvouched = any((e.cells & cells).any() for e in found for cells in blind)
+        if elsewhere:
+            why = "elsewhere"
+        elif test.vanished(evidence, news=False) and all(e.emptied for e in found):
+            why = "vanished"
+        elif test.changed(evidence, news=test.news(evidence, events_outside=False)):
+            why = "changed"
+        elif unvouched:
+            why = "unvouched"
+        else:
+            why = "unchanged"
+        if why == "unchanged":
+            out.append(self._fed(frame.index, frame.pts, self.last_lines, True, why, now, evidence, peaks))
             return out
-        if evidence is not None and self.test.vanished(evidence):
-            self.ref, self.ref_index = now, frame.index  # the text is gone, nothing replaced it: empty, no OCR
-            out.append(self._fed(frame.index, frame.pts, (), True, "vanished", now, evidence, peak_list))
-            return out
-        why = "first" if evidence is None else "changed" if self.test.changed(evidence) else "spike"
         self.ref, self.ref_index = now, frame.index
-        out.append(self._fed(frame.index, frame.pts, tools.ocr(frame.image, now), False, why, now, evidence, peak_list))
+        if why == "vanished":  # the text is gone, nothing replaced it: empty, no OCR
+            out.append(self._fed(frame.index, frame.pts, (), True, why, now, evidence, peaks))
+            return out
+        # Read where strokes are, where the detector saw text change, and where the last lines were (a line whose
+        # strokes do not show would be lost from a reading that skips its rows). Cell rows are coarse: grown by a
+        # cell (a line's edge in the next one), and a part of them left out of the stroke bands counts if a cell
+        # tall (less is the slop around a line whose strokes show).
+        rows = self.cells.rows(np.logical_or.reduce([e.cells for e in found]), grow=1) if found else []
+        spans = [(line.bounds[1], line.bounds[3]) for line in self.last_lines]
+        lines = tools.ocr(frame.image, now, rows=rows, lines=spans, slop=self.cells.cell_height)
+        out.append(self._fed(frame.index, frame.pts, lines, False, why, now, evidence, peaks))
         return out
+
+    def _states_between(self, found: list) -> list[tuple[int, object]]:
+        """The text states inside a window worth reading: after each event that brought something (not a band
+        emptied), up to the next event in its rows, if at least ``MIN_STATE_FRAMES`` long; each read at its middle
+        (an event may be placed a frame early or late, a fade takes frames), at most ``MAX_BETWEEN`` a window."""
+        out: list[tuple[int, object]] = []
+        for k, a in enumerate(found):
+            if a.emptied:
+                continue
+            rows = a.cells.any(axis=1)
+            b = next((e for e in found[k + 1 :] if (e.cells.any(axis=1) & rows).any()), None)
+            if b is None or b.index - a.index < self.MIN_STATE_FRAMES:
+                continue
+            mid = (a.index + b.index) // 2
+            if any(abs(mid - m) <= self.MIN_STATE_FRAMES for m, _ in out):
+                continue
+            out.append((mid, a))
+        return sorted(out, key=lambda x: x[0])[: self.MAX_BETWEEN]
 
     def finish(self) -> list[Reading]:
         return []
@@ -217,31 +295,43 @@ class ChangeReader:
     def _fed(self, index: int, pts: int, lines: Lines, reused: bool, why: str, now=None, evidence=None,
              peaks=None) -> Reading:  # fmt: skip
         self.fed.append(index)
-        if lines:
-            self.places[index] = tuple(line.bounds for line in lines)
         self.last_lines = lines
         if self.log is not None:
             self.log({"index": index, "why": why, "reused": reused, "strokes": None if now is None else now.count,
-                      "pixel": None if evidence is None else evidence.to_json(), "peaks": peaks,
+                      "pixel": None if evidence is None else evidence.to_json(), "events": peaks,
                       "texts": [line.text for line in lines]})  # fmt: skip
         return Reading(index, pts, lines, reused, why, self.ref_index)
 
     def refine(self, cue: Cue) -> Cue:
-        """Frame-exact start and end from the detector's changes around the cue's first and last readings."""
-        from flowocr.read.timing import appeared_at, vanished_at
+        """Frame-exact start and end from the detector's changes in the cue's cells around its first and last
+        readings: the strongest text event there before its first reading that brought something (after its last
+        reading, the strongest that emptied its band or replaced it, for its end); without one, the burst of
+        grey-level change in its cells
+        (:func:`~flowocr.read.events.appeared_at`, :func:`~flowocr.read.events.vanished_at`)."""
+        from flowocr.read.events import STEP_MIN, appeared_at, vanished_at
 
         index = self.tools.index
+        region = self.cells.cells([cue.box])
         start_index, end_index = cue.start_index, cue.end_index
         pos = bisect_left(self.fed, start_index)
         if pos > 0:
-            before = self.fed[pos - 1]
-            found = appeared_at(self._window(before, start_index), replacing=self._shown_in_place(before, cue.box))
+            lo = self.fed[pos - 1]
+            mine = [e for e in self._events(lo, start_index) if (e.cells & region).any() and not e.emptied]
+            strongest = max(mine, key=lambda e: e.strength, default=None)
+            found = strongest.index if strongest else appeared_at(self._window(lo, start_index), region)
             start_index = start_index if found is None else found
         pos = bisect_left(self.fed, end_index)
         if pos > 0:
             # Lasting to the end of the stream, the text may still vanish after the last sample.
-            window = self._window(self.fed[pos - 1], min(end_index, len(index) - 1))
-            found = vanished_at(window, at_end=end_index == len(index))
+            lo, hi = self.fed[pos - 1], min(end_index, len(index) - 1)
+            # Its end is a band emptied or a replacement (a dip); a step up there is the next text, after a gap.
+            mine = [e for e in self._events(lo, hi) if (e.cells & region).any() and (e.emptied or e.dip >= STEP_MIN)]
+            if mine:
+                found = max(mine, key=lambda e: e.strength).index
+            elif end_index == len(index):
+                found = None  # no later sample says it ended: only a text event there counts
+            else:
+                found = vanished_at(self._window(lo, hi), region)
             end_index = end_index if found is None else found
         start = index.seconds(start_index)
         end = index.seconds(end_index) if end_index < len(index) else cue.end
@@ -249,8 +339,9 @@ class ChangeReader:
             return cue
         return replace(cue, start=start, end=end, start_index=start_index, end_index=end_index)
 
-    def _shown_in_place(self, fed_index: int, box) -> bool:
-        """Whether the fed frame ``fed_index`` showed a line in the place of ``box`` (:func:`same_place`)."""
-        from flowocr.cues.builder import same_place
+    def _events(self, lo: int, hi: int) -> list:
+        """The text events of frames (lo, hi], decided with their context (as :meth:`read` decides them)."""
+        from flowocr.read.events import events
 
-        return any(same_place(place, box) for place in self.places.get(fed_index, ()))
+        return events(self._window(lo, hi), before=self._window(lo - CONTEXT, lo),
+                      after=self._window(hi, hi + CONTEXT))  # fmt: skip

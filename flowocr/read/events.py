@@ -1,0 +1,292 @@
+"""Text events: where and when the text changed, from the change detector's per-cell measures (pure).
+
+The detector (:mod:`flowocr.aux.detector`) reports, for every frame and every cell of ``CELL`` x ``CELL`` aux
+pixels, its *stable edge* pixels (contrasty and still since the frame before: ``STABLE``), how much its grey levels
+moved (``DIFF``) and the stroke pixels that appeared and vanished.
+
+- :func:`events`: burned-in text is still while it is shown and a moving picture is not, so the stable edges of the
+  band of ``BAND_ROWS`` cell rows under a line **step** up when it appears, down when it vanishes, and **dip** for a
+  frame when it is replaced. A frame is an event when some band's count steps or dips by ``STEP_MIN`` between the
+  medians of the ``STEP_FRAMES`` frames before and after it (medians: one odd frame, a flash, is no level), the
+  strongest within a few frames; it is placed on the frame of that step where the band's grey levels moved most
+  (the frame the text changed on: its edges become stable a frame later). A shot cut or a flash changes every row
+  for a frame and leaves no step; a moving background holds few stable edges. Measured on the aux frames of a
+  random corpus (30 videos, 653 cue boundaries): steps found 98.5 % of the boundaries, where bursts of grey-level
+  difference found 94 % with twice as many false events, and stroke pixels two thirds.
+- :func:`appeared_at` / :func:`vanished_at`: where a text that was read appeared or vanished, from the grey-level
+  difference in its own cells beyond each cell's background (``excess``: a cell's difference beyond
+  ``EXCESS_OVER_MEDIAN`` times its median over the window plus ``EXCESS_FLOOR`` levels): the bursts of
+  consecutive frames with excess there, the last one for a start (an old text in the same place may vanish first),
+  the first one for an end; inside a burst, the frame where half its mass is reached (a fade-in is half opaque
+  there; a plain change is one frame).
+
+A window is the detector's changes of the frames between two fed frames, ``(previous, current]``; its events are
+decided with ``CONTEXT`` frames on each side of it and its placements with the window only, so a resumed or split
+reading that starts at a fed frame decides exactly as one reading from the start (what :mod:`flowocr.resume` and
+:mod:`flowocr.cluster` rely on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from flowocr.aux.detector import APPEARED, CELL, DIFF, STABLE, VANISHED, FrameChange
+from flowocr.aux.protocol import PLANES
+
+EXCESS_OVER_MEDIAN = 2.0
+EXCESS_FLOOR = 2  # grey levels (mean over a cell)
+STEP_FRAMES = 3  # frames on each side of a frame that its step compares
+CONTEXT = 3 * STEP_FRAMES  # frames on each side of a window that its events depend on (steps, their peaks)
+STEP_MIN = 40  # stable edge pixels (aux size) a band gains, loses or dips by that make a text event ...
+NOISE_TIMES = 3.0  # ... and at least this many times the band's typical step over the window ...
+NOISE_PERCENTILE = 50  # ... (this percentile of its steps)
+STEP_CELL = 3  # ... in the cells that gain, lose or dip by at least this many
+BAND_ROWS = 3  # cell rows of a band (24 aux pixels)
+EMPTIED_SHARE = 0.3  # a band that keeps less than this share of its stable edges was emptied
+REGION_MIN = 12  # excess in a text's own cells (summed over a burst) that places its start or end
+BURST_SHARE = 0.3  # a burst with less than this share of the window's biggest one in those cells is background
+
+Bounds = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class CellMap:
+    """How the detector's cells lie on the frame: the text area's origin and size (frame pixels) and the aux
+    frame's size (aux pixels) that the area was scaled to."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+    aux_width: int
+    aux_height: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return -(-self.aux_height // CELL), -(-self.aux_width // CELL)
+
+    def cells(self, boxes: Iterable[Bounds], *, margin: int = 0) -> np.ndarray:
+        """The cells (a rows x cols boolean mask) that ``boxes`` (frame pixels, x0 y0 x1 y1) touch, grown by
+        ``margin`` cells on every side."""
+        rows, cols = self.shape
+        mask = np.zeros((rows, cols), bool)
+        sx, sy = self.aux_width / self.width, self.aux_height / self.height
+        for x0, y0, x1, y1 in boxes:
+            c0 = int((x0 - self.x) * sx // CELL) - margin
+            c1 = int(np.ceil((x1 - self.x) * sx / CELL)) + margin
+            r0 = int((y0 - self.y) * sy // CELL) - margin
+            r1 = int(np.ceil((y1 - self.y) * sy / CELL)) + margin
+            mask[max(0, r0) : max(0, min(rows, r1)), max(0, c0) : max(0, min(cols, c1))] = True
+        return mask
+
+
+    @property
+    def cell_height(self) -> float:
+        """A cell's height in frame pixels."""
+        return CELL * self.height / self.aux_height
+
+    def rows(self, cells: np.ndarray, *, grow: float = 0.0) -> list[tuple[float, float]]:
+        """The row spans (frame pixels, y0 y1) of the cell rows where ``cells`` has any cell, each grown by ``grow``
+        cells up and down, merged."""
+        h = self.cell_height
+        spans: list[list[float]] = []
+        for r in np.flatnonzero(cells.any(axis=1)):
+            y0 = max(self.y, self.y + (r - grow) * h)
+            y1 = min(self.y + self.height, self.y + (r + 1 + grow) * h)
+            if spans and y0 <= spans[-1][1]:
+                spans[-1][1] = y1
+            else:
+                spans.append([y0, y1])
+        return [(a, b) for a, b in spans]
+
+
+def stack(window: Sequence[FrameChange]) -> np.ndarray:
+    """The window's cells as one (frames, planes, rows, cols) int32 array. Frames whose grid differs from the last
+    frame's (the aux size changed) count as empty."""
+    if not window:
+        return np.zeros((0, 4, 0, 0), np.int32)
+    last = window[-1]
+    empty = np.zeros_like(last.grid())
+    planes = [c.grid() if (c.rows, c.cols) == (last.rows, last.cols) else empty for c in window]
+    return np.stack(planes).astype(np.int32)
+
+
+def excess(window: Sequence[FrameChange]) -> np.ndarray:
+    """Per frame and cell, the grey-level difference beyond the cell's background: ``(frames, rows, cols)``.
+
+    The background is ``EXCESS_OVER_MEDIAN`` times the cell's median over the window plus ``EXCESS_FLOOR`` levels,
+    so a cell that moves on every frame (a moving background) has a high one and a cell that is still but for a
+    frame or two (a text change, a short cue's two) has none."""
+    diff = stack(window)[:, DIFF]
+    if not len(diff):
+        return diff
+    median = np.median(diff, axis=0)
+    return np.maximum(0, diff - EXCESS_OVER_MEDIAN * median - EXCESS_FLOOR)
+
+
+@dataclass(frozen=True)
+class Event:
+    """A frame where the text changed: the step of its band's stable edges (aux pixels), where it lies (the cells of
+    that band that stepped), and the stroke pixels that appeared and vanished there on that frame (aux size).
+    ``band`` is kept for the log (1.0)."""
+
+    index: int
+    strength: float
+    band: float
+    cells: np.ndarray  # rows x cols boolean
+    appeared: int
+    vanished: int
+    level_before: float = 0.0  # the band's stable edges before and after the change (medians) ...
+    level_after: float = 0.0
+    dip: float = 0.0  # ... and how far below both it was on the frame of the change
+
+    @property
+    def emptied(self) -> bool:
+        """The band lost most of its stable edges, kept few, and did not dip on the way: a text vanished and nothing
+        replaced it (a text replaced by a shorter one dips: the new edges are not still yet on its first frame)."""
+        return self.level_after < EMPTIED_SHARE * self.level_before and self.dip < STEP_MIN
+
+
+def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
+           after: Sequence[FrameChange] = ()) -> list[Event]:  # fmt: skip
+    """The text events of a window, in frame order (see the module docstring). ``before`` and ``after`` are the
+    detector's changes of up to ``CONTEXT`` frames on each side of it: a frame's step compares the frames around
+    it, and a step shows on its neighbours too, so the events of a window given its context are those of the whole
+    stream (a frame with no frame on one side has no step)."""
+    if not window:
+        return []
+    frames = [*before, *window, *after]
+    shape = (window[-1].rows, window[-1].cols)
+    grids = np.stack([c.grid() if (c.rows, c.cols) == shape else np.zeros((PLANES, *shape), np.uint8)
+                      for c in frames]).astype(np.float32)  # fmt: skip
+    stable = grids[:, STABLE]
+    n = len(frames)
+    band_scores: list[np.ndarray | None] = [None] * n
+    band_levels: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * n
+    cells: list[np.ndarray | None] = [None] * n
+    for k in range(n):
+        pre, post = stable[max(0, k - STEP_FRAMES) : k], stable[k + 1 : k + 1 + STEP_FRAMES]
+        if not len(pre) or not len(post):
+            continue
+        # Medians: a frame that differs from its neighbours alone (a dip, a flash) is no level on either side.
+        b, a, c = np.median(pre, axis=0), np.median(post, axis=0), stable[k]
+        rb, ra, rc = (_bands(x.sum(axis=1)) for x in (b, a, c))
+        band_score = np.maximum(np.abs(ra - rb), np.minimum(ra, rb) - rc)  # a step up or down, or a dip
+        band_scores[k], band_levels[k] = band_score, (rb, ra, np.minimum(ra, rb) - rc)
+        cells[k] = np.maximum(np.abs(a - b), np.minimum(a, b) - c)
+    first, last = len(before), len(before) + len(window)
+    nb = max((len(b) for b in band_scores if b is not None), default=0)
+    grid = np.zeros((n, nb))  # a step's score per frame and band
+    for k, b in enumerate(band_scores):
+        if b is not None:
+            grid[k, : len(b)] = b
+    out: list[Event] = []
+    candidates = []
+    r = STEP_FRAMES - 1
+    # A band over a moving picture steps a little on most frames: a text event must stand out of that, NOISE_TIMES
+    # its typical step (the median over the frames here), as well as be STEP_MIN.
+    scored = grid[[k for k in range(n) if band_scores[k] is not None]]
+    floor = (np.maximum(STEP_MIN, NOISE_TIMES * np.percentile(scored, NOISE_PERCENTILE, axis=0)) if len(scored)
+             else np.full(nb, STEP_MIN))  # fmt: skip
+    for k, j in zip(*np.nonzero(grid >= floor)):
+        score = grid[k, j]
+        # One event per change: a step shows on the frames around it too (a level is a median of STEP_FRAMES
+        # frames) and on the bands that overlap its own, so an event is the strongest step within r frames and
+        # BAND_ROWS - 1 bands of it (the earliest and topmost of equals). Bands apart are events of their own (a
+        # line vanishing at the bottom while a sign appears at the top).
+        near = grid[max(0, k - r) : k + 1 + r, max(0, j - BAND_ROWS + 1) : j + BAND_ROWS]
+        kk, jj = k - max(0, k - r), j - max(0, j - BAND_ROWS + 1)
+        ahead = near.copy()
+        ahead[kk:, :] = -1  # earlier frames: strictly stronger wins
+        if (ahead >= score).any():
+            continue
+        if (near[kk + 1 :, :] > score).any() or (near[kk, :jj] >= score).any() or (near[kk, jj + 1 :] > score).any():
+            continue
+        rows = _rows_of(cells[k], j, shape[0])
+        mask = (cells[k] >= STEP_CELL) & rows[:, None]
+        if not mask.any():  # a change spread thin over its band: the band's cells that changed at all
+            mask = (cells[k] > 0) & rows[:, None]
+        # Placed on the frame of the step's run (the frames around it that step by half as much) where the grey
+        # levels of its band moved most: the frame the text changed on (the stable edges only show a frame later).
+        lo = hi = k
+        while lo - 1 >= max(0, k - STEP_FRAMES) and grid[lo - 1, j] >= score / 2:
+            lo -= 1
+        while hi + 1 < min(n, k + 1 + STEP_FRAMES) and grid[hi + 1, j] >= score / 2:
+            hi += 1
+        moved = (grids[lo : hi + 1, DIFF] * (mask if mask.any() else rows[:, None])).sum(axis=(1, 2))
+        at = lo + int(np.argmax(moved))
+        rb, ra, _ = band_levels[k]
+        dip = min(rb[j], ra[j]) - _bands(stable[at].sum(axis=1))[j]  # on the frame of the change itself
+        candidates.append((at, rows, int(j), float(score), float(rb[j]), float(ra[j]), float(dip), mask))
+    for at, _rows, _band, score, before_level, after_level, dip, mask in candidates:
+        if not first <= at < last:
+            continue
+        out.append(Event(frames[at].index, score, 1.0, mask, int(grids[at, APPEARED][mask].sum()),
+                         int(grids[at, VANISHED][mask].sum()), before_level, after_level, dip))  # fmt: skip
+    out.sort(key=lambda e: e.index)
+    return out
+
+
+def _rows_of(cell: np.ndarray, best: int, height: int) -> np.ndarray:
+    """The cell rows of the band starting at row ``best``, grown over the rows next to it that stepped too (a
+    block of lines can be taller than a band)."""
+    top, bottom = best, min(height, best + BAND_ROWS)
+    per_row = (cell * (cell >= STEP_CELL)).sum(axis=1)
+    while top > 0 and per_row[top - 1] >= STEP_MIN / BAND_ROWS:
+        top -= 1
+    while bottom < height and per_row[bottom] >= STEP_MIN / BAND_ROWS:
+        bottom += 1
+    rows = np.zeros(height, bool)
+    rows[top:bottom] = True
+    return rows
+
+
+def _bands(rows: np.ndarray) -> np.ndarray:
+    """Sums of ``BAND_ROWS`` consecutive rows (all rows when there are fewer)."""
+    return np.convolve(rows, np.ones(BAND_ROWS), mode="valid") if len(rows) >= BAND_ROWS else rows.sum(keepdims=True)
+
+
+def _bursts(values: np.ndarray) -> list[tuple[int, int, float]]:
+    """Runs of consecutive frames with excess (a one-frame gap joins two), as (first, last, mass)."""
+    out: list[list] = []
+    for k, v in enumerate(values):
+        if v <= 0:
+            continue
+        if out and k - out[-1][1] <= 2:
+            out[-1][1] = k
+            out[-1][2] += float(v)
+        else:
+            out.append([k, k, float(v)])
+    return [(a, b, m) for a, b, m in out]
+
+
+def _placed(window: Sequence[FrameChange], region: np.ndarray, *, last: bool) -> int | None:
+    if not window:
+        return None
+    values = (excess(window) * region).sum(axis=(1, 2))
+    bursts = [b for b in _bursts(values) if b[2] >= REGION_MIN]
+    if not bursts:
+        return None
+    biggest = max(m for _, _, m in bursts)
+    first, end, mass = [b for b in bursts if b[2] >= BURST_SHARE * biggest][-1 if last else 0]
+    total = 0.0
+    for k in range(first, end + 1):
+        total += float(values[k])
+        if 2 * total >= mass:
+            return window[k].index
+    return window[end].index
+
+
+def appeared_at(window: Sequence[FrameChange], region: np.ndarray) -> int | None:
+    """The frame where a text whose cells are ``region`` appeared: the middle of the last burst of excess there
+    (see the module docstring); None without ``REGION_MIN`` of it."""
+    return _placed(window, region, last=True)
+
+
+def vanished_at(window: Sequence[FrameChange], region: np.ndarray) -> int | None:
+    """The frame where a text whose cells are ``region`` vanished: the middle of the first burst of excess there;
+    None without ``REGION_MIN`` of it."""
+    return _placed(window, region, last=False)

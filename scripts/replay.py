@@ -1,0 +1,252 @@
+"""Replay the reader over cached evidence: tune and explain its decisions without decoding or OCR'ing again.
+
+    python scripts/replay.py CORPUS_DIR [--only NAME,...] [--cache DIR] [--set MODULE.NAME=VALUE ...] [--log NAME]
+
+For each corpus video it caches, once (``--cache``, default ``$XDG_CACHE_HOME/flowocr/replay``): every frame's change
+detector result (the aux stream of the text area, as a run sends it), the grid frames' stroke maps, and every OCR
+result the reader asks for, keyed by frame and bands (decoded and read on first use). Then it runs the real
+reader (:mod:`flowocr.read.reader`) and cue builder over the cache and scores the cues against the truth, as
+``scripts/eval.py corpus`` does, in seconds per video. ``--set`` overrides a module constant for the replay
+(``events.STEP_MIN=60``). ``--log NAME`` prints the reader's decisions for one video.
+
+A replay equals a run of ``flowocr run --area full`` with default options, except for decoding (frames come from
+one decode of the whole file, which the sharded decoder equals) and timing. OCR calls are counted as a run counts
+them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import os
+import pickle
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+
+def cache_root(arg: str | None) -> Path:
+    if arg:
+        return Path(arg)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "flowocr" / "replay"
+
+
+class VideoCache:
+    """One video's cached evidence (see the module docstring)."""
+
+    def __init__(self, video: Path, root: Path) -> None:
+        from flowocr.ocr.area import parse_area
+        from flowocr.probe import probe, sample_grid, scan_index
+
+        self.video = video
+        digest = hashlib.sha256(f"{video.resolve()}:{video.stat().st_size}:{video.stat().st_mtime_ns}".encode())
+        self.dir = root / f"{video.stem}-{digest.hexdigest()[:12]}"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.info = probe(str(video))
+        self.index = scan_index(self.info)
+        self.grid = list(sample_grid(self.index, Fraction(2)))
+        self.area = parse_area("full").rect(self.info.display_width, self.info.display_height)
+        self._ocr_path = self.dir / "ocr.pkl"
+        self.ocr_results: dict = pickle.loads(self._ocr_path.read_bytes()) if self._ocr_path.exists() else {}
+        self._dirty = False
+        self._frames: dict[int, object] = {}
+        self._load()
+
+    def _load(self) -> None:
+        from flowocr.aux.detector import detect
+        from flowocr.aux.protocol import PLANES
+        from flowocr.decode.lane import AuxSpec, decode_all, main_format_for
+        from flowocr.ocr.strokes import STROKE_WIDTH, frame_strokes
+
+        path = self.dir / f"evidence-{PLANES}.pkl"  # made again when the detector's cells change
+        if path.exists():
+            self.changes, self.strokes, self.aux_size = pickle.loads(path.read_bytes())
+            return
+        rect = self.area
+        aux = AuxSpec(scale=0.35, area=(rect.x, rect.y, rect.w, rect.h), max_width=STROKE_WIDTH)
+        self.aux_size = aux.size(self.info)
+        frames, strokes = [], {}
+        from flowocr.decode.lane import BlockDecoder
+        from flowocr.plan import Block
+
+        block = Block(number=0, lo=0, hi=len(self.index), seek=0)
+        decoder = BlockDecoder(self.info, self.index, block, self.grid, aux=aux, main_format=main_format_for(self.info))
+        for frame in decoder.frames():
+            if frame.stream == "aux":
+                frames.append((frame.index, frame.data))
+            else:
+                strokes[frame.index] = frame_strokes(frame, (rect.x, rect.y, rect.w, rect.h))
+                self._frames[frame.index] = frame
+        del decode_all
+        self.changes = {c.index: c for c in detect(frames)}
+        self.strokes = strokes
+        path.write_bytes(pickle.dumps((self.changes, self.strokes, self.aux_size)))
+
+    def frame(self, i: int):
+        """Frame ``i`` at full size (decoded on first use)."""
+        if i not in self._frames:
+            from flowocr.decode.lane import BlockDecoder, main_format_for
+            from flowocr.plan import Block
+            from flowocr.probe import keyframe_at_or_before
+
+            block = Block(0, i, i + 1, keyframe_at_or_before(self.index, i))
+            decoder = BlockDecoder(self.info, self.index, block, [i], main_format=main_format_for(self.info))
+            self._frames[i] = next(iter(decoder.frames()), None)
+        return self._frames[i]
+
+    def save(self) -> None:
+        if self._dirty:
+            self._ocr_path.write_bytes(pickle.dumps(self.ocr_results))
+            self._dirty = False
+
+
+class LazyFrame:
+    """A grid or fetched frame whose pixels are decoded only when the reader reads it."""
+
+    stream = "main"
+
+    def __init__(self, cache: VideoCache, index: int) -> None:
+        self.cache, self.index, self.pts = cache, index, cache.index.pts_of(index)
+
+    @property
+    def image(self):
+        return self  # the OCR tool below takes the frame itself
+
+
+def replay(cache: VideoCache, log=None) -> tuple[list, int]:
+    """The cues of one video, read over the cache by the real reader and builder, and the OCR calls made."""
+    from flowocr.cues.builder import CueBuilder
+    from flowocr.cues.model import FrameText
+    from flowocr.ocr.area import crop, read_bands, result_to_frame
+    from flowocr.ocr.engine import get_engine
+    from flowocr.ocr.strokes import frame_strokes
+    from flowocr.ocr.types import plausible
+    from flowocr.read.events import CellMap
+    from flowocr.read.reader import ChangeReader, ReadTools
+
+    rect, info, index = cache.area, cache.info, cache.index
+    calls = [0]
+
+    def strokes_of(frame):
+        if frame is None:
+            return None
+        if frame.index in cache.strokes:
+            return cache.strokes[frame.index]
+        real = cache.frame(frame.index)
+        return frame_strokes(real, (rect.x, rect.y, rect.w, rect.h))
+
+    def ocr(frame, strokes=None, rows=(), lines=(), slop=0):
+        bands = [rect] if strokes is None else read_bands(strokes, rect, info.display_height, rows, lines, slop)
+        calls[0] += 1
+        key = (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands))
+        if key not in cache.ocr_results:
+            image = cache.frame(frame.index).image
+            results = get_engine().recognize([crop(image, band) for band in bands])
+            cache.ocr_results[key] = tuple(
+                line for band, result in zip(bands, results) for line in result_to_frame(result, band).lines
+            )
+            cache._dirty = True
+        return tuple(line for line in cache.ocr_results[key] if plausible(line))
+
+    def fetch(i):
+        return LazyFrame(cache, i) if i in index_set else None
+
+    index_set = range(len(index))
+    tools = ReadTools(strokes=strokes_of, ocr=ocr, fetch=fetch, index=index, origin=(rect.x, rect.y))
+    aux_w, aux_h = cache.aux_size
+    changes = dict(cache.changes)
+    reader = ChangeReader(tools, changes, CellMap(rect.x, rect.y, rect.w, rect.h, aux_w, aux_h), log=log)
+    builder = CueBuilder()
+    cues = []
+    for g in cache.grid:
+        for r in reader.read(LazyFrame(cache, g)):
+            text = FrameText(r.index, r.pts, index.seconds(r.index), r.lines, r.reused)
+            cues += [reader.refine(c) for c in builder.feed(text)]
+    cues += [reader.refine(c) for c in builder.finish(index.duration, len(index))]
+    cache.save()
+    return sorted(cues, key=lambda c: (c.start, c.track)), calls[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    from flowocr.cues.corpus import (
+        VideoOutcome,
+        category_rows,
+        method_outcome,
+        overlays_of,
+        table_lines,
+        totals,
+        totals_lines,
+        truth_cues,
+        video_categories,
+        video_line,
+    )
+    from flowocr.output import read_srt
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dir")
+    parser.add_argument("--only")
+    parser.add_argument("--cache")
+    parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
+    parser.add_argument("--log", metavar="NAME", help="print the reader's decisions for this video")
+    parser.add_argument("--misses", action="store_true", help="list every cue not exact or not within a frame")
+    parser.add_argument("--table", action="store_true", help="print the per-category table too")
+    args = parser.parse_args(argv)
+    for item in args.set:
+        target, value = item.split("=", 1)
+        module, name = target.rsplit(".", 1)
+        mod = importlib.import_module(f"flowocr.read.{module}" if "." not in module else module)
+        setattr(mod, name, type(getattr(mod, name))(value))
+    folder = Path(args.dir)
+    names = json.loads((folder / "corpus.json").read_text())["videos"]
+    if args.only:
+        names = [n for n in names if n in args.only.split(",")]
+    root = cache_root(args.cache)
+    outcomes = []
+    all_whys: dict[str, int] = {}
+    for name in names:
+        meta = json.loads((folder / f"{name}.json").read_text())
+        video = folder / meta["video"]
+        started = time.perf_counter()
+        cache = VideoCache(video, root)
+        index = cache.index
+        times = [index.seconds(i) for i in range(len(index))]
+        truth = truth_cues(read_srt(folder / meta["srt"]), times, index.duration, meta.get("cues") or ())
+        whys: dict[str, int] = {}
+
+        def log(record, name=name, whys=whys):
+            if "why" in record:
+                key = record["why"] + ("" if record.get("reused") else "*")
+                whys[key] = whys.get(key, 0) + 1
+            if args.log == name:
+                print(json.dumps(record, ensure_ascii=False))
+
+        cues, calls = replay(cache, log)
+        for key, n in whys.items():
+            all_whys[key] = all_whys.get(key, 0) + n
+        pred = [(c.start, c.end, c.text) for c in cues]
+        ours = method_outcome(pred, truth, times, overlays_of(meta), ocr_calls=calls, seconds=0.0)
+        outcome = VideoOutcome(name, video_categories(meta), truth, 1.0, ours, None)
+        outcomes.append(outcome)
+        print(f"{video_line(outcome)}  ({time.perf_counter() - started:.1f} s)", flush=True)
+        if args.misses:
+            for c, o in zip(truth, ours.cues):
+                if not o.matched or not o.exact or abs(o.start_error) > 1 or abs(o.end_error) > 1:
+                    got = "" if o.exact or not o.matched else f" read {ours.preds[o.pred].text!r}"
+                    print(f"    {c.start_frame}-{c.end_frame} {c.text!r}: "
+                          f"{'missed' if not o.matched else f'{o.start_error:+d}/{o.end_error:+d}'}{got}")
+            for p in ours.preds:
+                if p.kind in ("phantom", "split"):
+                    print(f"    {p.kind} {float(p.start):.2f}-{float(p.end):.2f} {p.text!r}")
+    print("decisions (* = read):", ", ".join(f"{k} {v}" for k, v in sorted(all_whys.items(), key=lambda kv: -kv[1])))
+    print("\n".join(totals_lines(totals(outcomes), outcomes)))
+    if args.table:
+        print("\n".join(table_lines(category_rows(outcomes))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

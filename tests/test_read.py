@@ -1,0 +1,274 @@
+"""The reader stage (flowocr/read): text events from the detector's cells, where a text appeared and vanished, and
+the reader's read-or-reuse decisions, on synthetic detector and stroke data (no video, no OCR)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from flowocr.aux.detector import CELL, DIFF, STABLE, FrameChange
+from flowocr.cues.model import Cue
+from flowocr.ocr.strokes import Strokes
+from flowocr.ocr.types import TextLine
+from flowocr.probe.index import FrameIndex
+from flowocr.read import events as ev
+from flowocr.read.reader import ChangeReader, ReadTools
+
+ROWS, COLS = 12, 20  # a 160 x 96 aux frame of a 640 x 384 area (scale 1/4)
+CELLS = ev.CellMap(0, 0, 640, 384, COLS * CELL, ROWS * CELL)
+ROW = slice(9, 11)  # the cell rows of line()'s box (300-330 px at 32 px a cell)
+EDGES = 20  # stable edge pixels a cell of a line holds while the line is on screen
+
+
+def change(index: int, diff: np.ndarray, stable: np.ndarray | None = None) -> FrameChange:
+    """A detector result whose DIFF plane is ``diff`` and STABLE plane ``stable`` (rows x cols)."""
+    planes = np.zeros((5, ROWS, COLS), np.uint8)
+    planes[DIFF] = np.clip(diff, 0, 255)
+    if stable is not None:
+        planes[STABLE] = np.clip(stable, 0, 255)
+    return FrameChange(index, 0, 0, 0, planes.tobytes(), ROWS, COLS)
+
+
+def scene(frames: range, texts=(), *, moving: int = 0, cut: int | None = None, seed: int = 0):
+    """The detector's changes of ``frames`` showing ``texts``: (first frame, end frame, rows, cols, fade frames).
+
+    A text's cells hold ``EDGES`` stable edges while it is on screen and still (none on the frame it appears or
+    vanishes on, which differs from the frame before), and their grey levels jump on those frames (spread over the
+    fade's frames for a fade). A ``moving`` background moves every cell's grey levels by about that much on every
+    frame and holds no stable edge (nothing in it stays still); a ``cut`` changes every cell at once on that frame."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for i in frames:
+        diff = np.zeros((ROWS, COLS), int)
+        stable = np.zeros((ROWS, COLS), int)
+        if moving:
+            diff += moving + rng.integers(-moving // 3, moving // 3 + 1, (ROWS, COLS))
+        if cut == i:
+            diff += 50
+            stable[:] = 0
+        for first, end, rows, cols, *fade in texts:
+            fade = fade[0] if fade else 1
+            if first < i < end and (i >= first + fade or not fade):
+                stable[rows, cols] += EDGES
+            if first <= i < first + fade or end <= i < end + fade:
+                diff[rows, cols] += 60 // fade
+        out[i] = change(i, diff, stable)
+    return out
+
+
+def test_a_line_that_appears_is_an_event_over_a_moving_background():
+    found = ev.events(list(scene(range(1, 16), [(9, 99, slice(9, 11), slice(4, 16))], moving=12).values()))
+    assert [e.index for e in found] == [9]  # the frame it changed on
+    assert found[0].cells[9:11, 4:16].all() and not found[0].cells[:8].any()
+
+
+def test_a_replacement_is_one_event_and_a_vanishing_one_too():
+    texts = [(-10, 8, slice(9, 11), slice(4, 16)), (8, 14, slice(9, 11), slice(6, 14))]
+    found = ev.events(list(scene(range(1, 21), texts).values()))
+    assert [e.index for e in found] == [8, 14]
+
+
+def test_a_shot_cut_is_no_event_but_a_line_changing_with_it_is():
+    # A cut changes every cell for one frame and leaves the stable edges where they were: no band steps.
+    plain = scene(range(1, 16), cut=7, moving=3)
+    assert ev.events(list(plain.values())) == []
+    sign = scene(range(1, 16), [(7, 99, slice(2, 4), slice(5, 15))], cut=7, moving=3)
+    assert [e.index for e in ev.events(list(sign.values()))] == [7]
+
+
+def test_background_motion_alone_makes_no_event():
+    assert ev.events(list(scene(range(1, 31), moving=40, seed=3).values())) == []
+
+
+def test_events_of_a_window_need_the_frames_around_it():
+    changes = scene(range(1, 30), [(12, 99, slice(9, 11), slice(4, 16))])
+    window = [changes[i] for i in range(10, 21)]
+    before, after = [changes[i] for i in range(7, 10)], [changes[i] for i in range(21, 24)]
+    whole = [e.index for e in ev.events(list(changes.values()))]
+    assert [e.index for e in ev.events(window, before=before, after=after)] == whole
+    # A step at the window's last frame is found only with the frames after it (a sample's window ends there).
+    late = [changes[i] for i in range(5, 13)]
+    assert ev.events(late) == [] and ev.events(late, after=[changes[i] for i in range(13, 16)]) != []
+
+
+def test_a_line_vanishing_while_another_appears_elsewhere_on_the_same_frame_are_two_events():
+    texts = [(-10, 8, slice(9, 11), slice(4, 16)), (8, 99, slice(1, 3), slice(6, 14))]  # bottom gone, a sign on top
+    found = ev.events(list(scene(range(1, 20), texts).values()))
+    assert [e.index for e in found] == [8, 8]
+    bottom, top = sorted(found, key=lambda e: -np.flatnonzero(e.cells.any(axis=1))[0])
+    assert bottom.cells[9:11, 4:16].all() and not bottom.cells[:8].any() and bottom.emptied
+    assert top.cells[1:3, 6:14].all() and not top.cells[8:].any() and not top.emptied
+
+
+def test_a_replacement_even_by_a_much_shorter_text_is_no_band_emptied_and_a_vanishing_is():
+    shorter = [(-10, 8, ROW, slice(4, 16)), (8, 99, ROW, slice(9, 11))]  # "Please take your seats now." -> "Hurry!"
+    replaced = ev.events(list(scene(range(1, 20), shorter).values()))
+    gone = ev.events(list(scene(range(1, 20), [(-10, 8, ROW, slice(4, 16))]).values()))
+    assert [(e.index, e.emptied) for e in replaced] == [(8, False)]  # it kept a sixth of its edges, but dipped
+    assert [(e.index, e.emptied) for e in gone] == [(8, True)]
+
+
+def test_a_text_appears_at_the_last_burst_in_its_cells_and_vanishes_at_the_first():
+    region = np.zeros((ROWS, COLS), bool)
+    region[9:11, 4:16] = True
+    texts = [(0, 3, slice(9, 11), slice(4, 16)), (8, 40, slice(9, 11), slice(6, 14))]
+    window = list(scene(range(1, 13), texts, moving=2).values())
+    assert ev.appeared_at(window, region) == 8
+    assert ev.vanished_at(window, region) == 3
+    quiet = list(scene(range(1, 13), moving=2).values())
+    assert ev.appeared_at(quiet, region) is None and ev.vanished_at(quiet, region) is None
+
+
+def test_a_fade_is_placed_where_half_of_its_change_is_done():
+    region = np.zeros((ROWS, COLS), bool)
+    region[9:11, 4:16] = True
+    window = list(scene(range(1, 21), [(6, 99, slice(9, 11), slice(4, 16), 6)]).values())  # 6 equal steps
+    assert ev.appeared_at(window, region) == 8
+
+
+def test_cells_of_boxes_and_rows_of_cells_map_back_and_forth():
+    cells = ev.CellMap(100, 600, 1600, 400, 320, 80)  # scale 1/5: a cell is 40 x 40 frame pixels
+    mask = cells.cells([(140.0, 680.0, 300.0, 719.0)])
+    assert mask.shape == (10, 40)
+    assert np.argwhere(mask).tolist() == [[2, c] for c in range(1, 5)]
+    assert cells.rows(mask) == [(680.0, 720.0)]
+
+
+# --- the reader's decisions ----------------------------------------------------------------------------------
+
+
+class FakeFrame:
+    stream = "main"
+
+    def __init__(self, index: int, strokes: Strokes) -> None:
+        self.index, self.pts, self.strokes = index, index, strokes
+        self.image = self
+
+
+def line(text: str, y0: float = 300.0, y1: float = 330.0) -> TextLine:
+    return TextLine(text, 0.95, ((200.0, y0), (440.0, y0), (440.0, y1), (200.0, y1)))
+
+
+def stroke_map(*rows: tuple[int, int, int, int]) -> Strokes:
+    """A 384 x 640 stroke map at scale 1 with stroke pixels in the boxes (x0, y0, x1, y1) given (a grid of dots)."""
+    mask = np.zeros((384, 640), bool)
+    for x0, y0, x1, y1 in rows:
+        mask[y0:y1:3, x0:x1:3] = True
+    return Strokes(mask, 1.0)
+
+
+class Harness:
+    """A ChangeReader over fake frames: ``texts[i]`` is what OCR of frame i reads; ``maps[i]`` its stroke map."""
+
+    def __init__(self, maps: dict[int, Strokes], texts: dict[int, tuple], changes: dict[int, FrameChange]) -> None:
+        self.maps, self.texts, self.calls, self.fetched = maps, texts, [], []
+        index = FrameIndex(tuple(range(200)), Fraction(1, 25), (0,), 200)
+        tools = ReadTools(strokes=lambda f: None if f is None else f.strokes, ocr=self.ocr, fetch=self.fetch,
+                          index=index, origin=(0, 0))  # fmt: skip
+        self.reader = ChangeReader(tools, changes, CELLS)
+
+    def ocr(self, frame, strokes=None, rows=(), lines=(), slop=0):
+        self.calls.append((frame.index, tuple(rows) + tuple(lines)))
+        return self.texts.get(frame.index, ())
+
+    def fetch(self, i):
+        self.fetched.append(i)
+        return FakeFrame(i, self.maps.get(i, stroke_map()))
+
+    def read(self, i: int):
+        return self.reader.read(FakeFrame(i, self.maps.get(i, stroke_map())))
+
+
+def lines_scene(frames: range, *texts) -> dict[int, FrameChange]:
+    """A still background showing ``texts`` (first frame, end frame, cell rows) across the middle columns."""
+    return scene(frames, [(a, b, rows, slice(5, 15)) for a, b, rows in texts], moving=2)
+
+
+def test_the_first_frame_is_read_whole_and_an_unchanged_text_is_reused():
+    text = (line("Hello there"),)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map((200, 300, 440, 330))}
+    h = Harness(maps, {0: text}, lines_scene(range(1, 16), (-10, 99, ROW)))
+    first = h.read(0)
+    assert [(r.why, r.reused, r.lines) for r in first] == [("first", False, text)]
+    assert h.calls == [(0, ())]
+    assert [(r.why, r.reused, r.lines) for r in h.read(12)] == [("unchanged", True, text)]
+    assert len(h.calls) == 1
+
+
+def test_a_text_event_where_no_line_was_is_read_with_its_rows_though_no_stroke_shows():
+    text = (line("Hello there"),)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map((200, 300, 440, 330))}
+    changes = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))
+    h = Harness(maps, {0: text, 12: (*text, line("A sign", 40, 70))}, changes)
+    out = h.read(0) + h.read(12)
+    assert out[-1].why == "elsewhere" and not out[-1].reused
+    rows = h.calls[-1][1]
+    assert any(y0 <= 40 and y1 >= 64 for y0, y1 in rows)  # the sign's rows (cells 1-2: 32-96 px) are read
+    assert any(y0 <= 300 and y1 >= 330 for y0, y1 in rows)  # and the last lines' rows
+
+
+def test_an_event_on_a_line_whose_strokes_do_not_show_is_read_not_vouched_for():
+    faint = (line("light on light"),)
+    maps = {0: stroke_map(), 12: stroke_map()}  # the text leaves no stroke pixel
+    h = Harness(maps, {0: faint, 12: (line("next line"),)}, lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW)))
+    h.read(0)
+    assert [r.why for r in h.read(12)] == ["unvouched"]
+
+
+def test_an_event_on_a_line_the_pixel_test_sees_unchanged_is_vouched_for():
+    text = (line("Hello there"),)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map((200, 300, 440, 330))}
+    h = Harness(maps, {0: text}, lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW)))
+    h.read(0)
+    assert [r.why for r in h.read(12)] == ["unchanged"]
+
+
+def test_no_event_and_no_stroke_change_is_no_read_even_for_a_line_the_pixel_test_cannot_see():
+    faint = (line("light on light"),)
+    h = Harness({0: stroke_map(), 12: stroke_map()}, {0: faint}, lines_scene(range(1, 16), (-10, 99, ROW)))
+    h.read(0)
+    assert [(r.why, r.lines) for r in h.read(12)] == [("unchanged", faint)] and len(h.calls) == 1
+
+
+def test_a_text_gone_is_empty_without_ocr_but_a_replacement_whose_strokes_do_not_show_is_read():
+    text = (line("Hello there"),)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map()}  # the strokes are gone at 12 either way
+    gone = Harness(maps, {0: text}, lines_scene(range(1, 16), (-10, 6, ROW)))
+    gone.read(0)
+    assert [(r.why, r.lines, r.reused) for r in gone.read(12)] == [("vanished", (), True)] and len(gone.calls) == 1
+    faint = (line("light on light"),)
+    replaced = Harness(maps, {0: text, 12: faint}, lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW)))
+    replaced.read(0)
+    assert [(r.why, r.lines) for r in replaced.read(12)] == [("changed", faint)] and len(replaced.calls) == 2
+
+
+def test_two_events_between_samples_read_the_text_state_between_them():
+    maps = {0: stroke_map(), 12: stroke_map()}
+    short = (line("Short one"),)
+    texts = {0: (), 6: short, 12: (line("Next"),)}
+    h = Harness(maps, texts, lines_scene(range(1, 16), (4, 9, ROW), (9, 99, ROW)))
+    h.read(0)
+    out = h.read(12)
+    assert [r.why for r in out] == ["between", "unvouched"]  # the next line is where the short one was
+    assert h.fetched == [6] and out[0].index == 6 and out[0].lines == short  # the middle of frames 4-8
+
+
+def test_events_closer_than_a_text_state_are_one_transition():
+    maps = {0: stroke_map(), 12: stroke_map()}
+    h = Harness(maps, {12: (line("Next"),)}, lines_scene(range(1, 16), (4, 6, ROW), (6, 99, ROW)))
+    h.read(0)
+    assert [r.why for r in h.read(12)] == ["elsewhere"] and h.fetched == []
+
+
+def test_a_cue_is_refined_to_the_frames_where_its_text_appeared_and_vanished():
+    text = (line("Hello there"),)
+    m = stroke_map((200, 300, 440, 330))
+    maps = {0: stroke_map(), 12: m, 24: m, 36: stroke_map()}
+    h = Harness(maps, {12: text, 36: ()}, lines_scene(range(1, 40), (7, 30, ROW)))
+    for i in (0, 12, 24, 36):
+        h.read(i)
+    cue = Cue(Fraction(12, 25), Fraction(36, 25), "Hello there", (200.0, 300.0, 440.0, 330.0), 0.95, 0, 12, 36)
+    refined = h.reader.refine(cue)
+    assert (refined.start_index, refined.end_index) == (7, 30)
+    assert refined.start == Fraction(7, 25) and refined.end == Fraction(30, 25)
