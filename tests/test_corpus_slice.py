@@ -29,14 +29,18 @@ MIN_EXACT = 0.78
 MIN_WITHIN_1 = 0.73
 MAX_CALLS_PER_CUE = 6.0
 
+# The corpus draws real footage from ../shared/videos when present: without it, seed 7 is another corpus, which the
+# thresholds below were not measured on.
+SHARED = ROOT.parent / "shared" / "videos"
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed")]  # fmt: skip
+              pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed"),
+              pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/videos is absent (the slice's footage)")]  # fmt: skip
 
 
 def corpus_dir() -> Path:
     """Outside the repository and outside the per-session XDG_CACHE_HOME of conftest: made once per machine."""
     base = os.environ.get("FLOWOCR_CORPUS_CACHE") or str(Path.home() / ".cache" / "flowocr" / "corpus")
-    return Path(base) / f"seed{SEED}-quick-{COUNT}"
+    return Path(base) / f"seed{SEED}-quick-{COUNT}"  # with ../shared footage
 
 
 @pytest.fixture(scope="module")
