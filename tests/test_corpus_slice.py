@@ -34,7 +34,7 @@ MAX_CALLS_PER_CUE = 6.0
 SHARED = ROOT.parent / "shared" / "videos"
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed"),
-              pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/videos is absent (the slice's footage)")]  # fmt: skip
+              pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/videos (the footage) is absent")]  # fmt: skip
 
 
 def corpus_dir() -> Path:
