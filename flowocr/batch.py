@@ -1,5 +1,5 @@
-"""Which inputs a run reads, and which of them are done: the batch around single videos (``flowocr run`` with a
-folder, several paths or a glob)."""
+"""Which inputs a run reads, which of them are done, and why one failed: the batch around single videos
+(``flowocr run`` with a folder, several paths or a glob)."""
 
 from __future__ import annotations
 
@@ -44,3 +44,13 @@ def report_says_complete(path: Path) -> bool:
         return bool(json.loads(path.read_text(encoding="utf-8")).get("complete"))
     except (OSError, ValueError):
         return False
+
+
+def failure_reason(video: str, error: BaseException) -> str:
+    """The one line a batch lists for a video that failed: flowocr's own message (it names the file), or for any
+    other error the video, the error's type and its message (a bug: the traceback is in the video's report)."""
+    from flowocr.errors import FlowOcrError, one_line
+
+    if isinstance(error, FlowOcrError):
+        return one_line(error)
+    return f"{video}: {type(error).__name__}: {one_line(error)}"

@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from flowocr.cues.model import Cue, FrameText
-from flowocr.errors import ExecutorUnavailable, FlowOcrError, UsageError, one_line
+from flowocr.errors import ExecutorUnavailable, UsageError, one_line
 from flowocr.pipeline import RunOptions, Segment, SegmentTrace, VideoRun
 
 #: Left context and overlap of a split range, in seconds of video (at most the range's own length).
@@ -49,8 +49,10 @@ class StitchError(Exception):
 
 
 def video_task(video: str, options: RunOptions) -> dict[str, Any]:
-    """One video, outputs written as a local run writes them. Never raises for a bad video: the failure is the
-    result (Ray would retry an exception; a bad input fails the same way every time)."""
+    """One video, outputs written as a local run writes them. Never raises for a bad video, nor for a bug one video
+    meets: the failure is the result, listed as a local batch lists it (an exception would stop the whole batch
+    in ``gather``; a bad input fails the same way every time)."""
+    from flowocr.batch import failure_reason
     from flowocr.ocr.engine import engine_loaded
 
     warm = engine_loaded(options.engine, lang=options.lang)
@@ -58,8 +60,8 @@ def video_task(video: str, options: RunOptions) -> dict[str, Any]:
     try:
         for _ in run.cues():
             pass
-    except FlowOcrError as exc:
-        return {"video": video, "error": one_line(exc), "pid": os.getpid(), "engine_was_loaded": warm}
+    except Exception as exc:  # noqa: BLE001 - the video's failure, with the traceback in its report
+        return {"video": video, "error": failure_reason(video, exc), "pid": os.getpid(), "engine_was_loaded": warm}
     return {"video": video, "report": run.report, "pid": os.getpid(), "engine_was_loaded": warm}
 
 
@@ -133,7 +135,7 @@ def stitch(traces: Sequence[SegmentTrace], splits: Sequence[int]) -> Stitched:
 def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callable, gather: Callable) -> dict:
     """A video read as ranges of about ``minutes``, by tasks ``submit(segment_task, ...)`` → futures that
     ``gather`` waits for; outputs written by this process. Returns the report."""
-    from flowocr.output.writers import JsonlWriter, make_output_dir, write_subtitles
+    from flowocr.output.writers import atomic_write_texts, json_text, jsonl_text, make_output_dir, subtitle_texts
     from flowocr.plan.stream import plan_video
     from flowocr.probe import probe
 
@@ -153,13 +155,11 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
         results = [*results, *whole]
         stitched = stitch([whole[0]["trace"]], [])
     make_output_dir(options.out_dir)
-    if "jsonl" in options.formats:
-        with JsonlWriter(options.output(video, "jsonl")) as jsonl:
-            for frame in stitched.frames:
-                jsonl.write(frame)
     cues = sorted(stitched.cues, key=lambda c: (c.start, c.track))
-    write_subtitles(cues, {f: options.output(video, f) for f in options.formats}, info.display_width,
-                    info.display_height)  # fmt: skip
+    paths = {f: options.output(video, f) for f in options.formats}
+    files = subtitle_texts(cues, paths, info.display_width, info.display_height)
+    if "jsonl" in paths:
+        files[paths["jsonl"]] = jsonl_text(stitched.frames)
     report = {
         "video": video,
         "complete": True,
@@ -175,10 +175,9 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
         "frames_sampled": len(stitched.frames),
         "facts": info.to_json(),
     }  # fmt: skip
-    if "json" in options.formats:
-        from flowocr.output.writers import write_json
-
-        write_json(options.output(video, "json"), report)
+    if "json" in paths:
+        files[paths["json"]] = json_text(report)
+    atomic_write_texts(files)  # all replaced together, once every one is written (as a local run's)
     return report
 
 

@@ -9,8 +9,10 @@ streamed in ``<stem>.frames.jsonl.part``, and never writes a partial subtitle fi
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -165,61 +167,21 @@ class VideoRun:
 
     def cues(self) -> Iterator[Cue]:
         from flowocr.cues.builder import CueBuilder
-        from flowocr.decode.hwaccel import resolve_lanes
-        from flowocr.decode.lane import AuxSpec, main_format_for
-        from flowocr.decode.sharded import ShardedSource, ShardOptions
         from flowocr.ocr.area import parse_area
-        from flowocr.ocr.engine import check_engine, get_engine
-        from flowocr.output.writers import JsonlWriter, make_output_dir
         from flowocr.probe import probe
 
-        opts = self.options
         started = time.monotonic()
         self._started = started
-        area_spec = parse_area(opts.area)
+        area_spec = parse_area(self.options.area)
         info = probe(self.video)
         self.info = info
-        # The models load (about 0.3 s) while the decoders and the detector start: first text comes sooner.
-        check_engine(opts.engine, lang=opts.lang)
-        self._engine_loading = in_background(lambda: get_engine(opts.engine, lang=opts.lang))
-        lanes, notes = resolve_lanes(self.video, lanes=opts.lanes, shards=opts.decode_shards, hwaccel=opts.hwaccel)
-        self.hw_notes = notes
-        rect = area_spec.rect(info.display_width, info.display_height)
-        if area_spec.is_auto:
-            rect = self._auto_area(info, self.engine)
-        self.area = rect
-        self.listener("area", {"area": str(rect), "auto": area_spec.is_auto})
-        if self.segment is None:
-            make_output_dir(opts.out_dir)
-        state = self._resume_state()
-        aux = None
-        start = self.segment.start if self.segment else 0 if state is None else state.frame
-        if not opts.no_aux:
-            from flowocr.ocr.strokes import STROKE_WIDTH
-            from flowocr.read.events import CONTEXT
-
-            # The detector reads stroke maps at most STROKE_WIDTH wide: the aux stream is never sent wider.
-            aux = AuxSpec(scale=opts.aux_scale, area=(rect.x, rect.y, rect.w, rect.h), max_width=STROKE_WIDTH)
-            if state is not None:
-                # The reader's first window after the checkpoint compares the frames just before it: the detector
-                # sees them again (and one more, its own left context), so it answers as in one reading.
-                start = max(0, start - CONTEXT - 1)
-        source = ShardedSource(info, lanes, ShardOptions(
-            fps=opts.fps, block_sec=opts.block_sec, first_block_sec=opts.first_block_sec,
-            budget_mb=opts.budget_mb, ahead=opts.ahead, aux=aux,
-            from_index=start,
-            until_index=self.segment.stop if self.segment else None, main_format=main_format_for(info),
-        ))  # fmt: skip
-        self.source = source
-        self.jsonl = None
-        if "jsonl" in opts.formats and self.segment is None:
-            resume_at = None if state is None else state.jsonl_bytes
-            self.jsonl = JsonlWriter(opts.output(self.video, "jsonl"), resume_at=resume_at)
+        self.source = self.jsonl = self.detector = self.link = None
         self.builder = CueBuilder()
         complete = False
         error: BaseException | None = None
-        self.detector = self.link = None
-        try:
+        try:  # from here on every failure, expected or not, is in the run's report (_finish)
+            aux, state = self._prepare(info, area_spec)
+            source = self.source
             # Decoding starts before the change detector: its process takes a moment to start listening.
             source.start()
             gate = self._open_reader(aux, state)
@@ -253,10 +215,56 @@ class VideoRun:
             raise
         finally:
             self._close_aux()
-            source.close()
-            if self.jsonl is not None:
-                self.jsonl.close(complete=complete)
+            if self.source is not None:
+                self.source.close()
             self._finish(complete, error, started)
+
+    def _prepare(self, info, area_spec):
+        """Everything a run needs before its first frame: the engine loading, the lanes, the text area, the output
+        folder, the checkpoint to resume from, the sharded source (:attr:`source`, not started) and the JSONL
+        stream (:attr:`jsonl`). Returns the aux stream's spec and the checkpoint (each None when there is none)."""
+        from flowocr.decode.hwaccel import resolve_lanes
+        from flowocr.decode.lane import AuxSpec, main_format_for
+        from flowocr.decode.sharded import ShardedSource, ShardOptions
+        from flowocr.ocr.engine import check_engine, get_engine
+        from flowocr.output.writers import JsonlWriter, make_output_dir
+
+        opts = self.options
+        # The models load (about 0.3 s) while the decoders and the detector start: first text comes sooner.
+        check_engine(opts.engine, lang=opts.lang)
+        self._engine_loading = in_background(lambda: get_engine(opts.engine, lang=opts.lang))
+        lanes, notes = resolve_lanes(self.video, lanes=opts.lanes, shards=opts.decode_shards, hwaccel=opts.hwaccel)
+        self.hw_notes = notes
+        rect = area_spec.rect(info.display_width, info.display_height)
+        if area_spec.is_auto:
+            rect = self._auto_area(info, self.engine)
+        self.area = rect
+        self.listener("area", {"area": str(rect), "auto": area_spec.is_auto})
+        if self.segment is None:
+            make_output_dir(opts.out_dir)
+        state = self._resume_state()
+        aux = None
+        start = self.segment.start if self.segment else 0 if state is None else state.frame
+        if not opts.no_aux:
+            from flowocr.ocr.strokes import STROKE_WIDTH
+            from flowocr.read.events import CONTEXT
+
+            # The detector reads stroke maps at most STROKE_WIDTH wide: the aux stream is never sent wider.
+            aux = AuxSpec(scale=opts.aux_scale, area=(rect.x, rect.y, rect.w, rect.h), max_width=STROKE_WIDTH)
+            if state is not None:
+                # The reader's first window after the checkpoint compares the frames just before it: the detector
+                # sees them again (and one more, its own left context), so it answers as in one reading.
+                start = max(0, start - CONTEXT - 1)
+        self.source = ShardedSource(info, lanes, ShardOptions(
+            fps=opts.fps, block_sec=opts.block_sec, first_block_sec=opts.first_block_sec,
+            budget_mb=opts.budget_mb, ahead=opts.ahead, aux=aux,
+            from_index=start,
+            until_index=self.segment.stop if self.segment else None, main_format=main_format_for(info),
+        ))  # fmt: skip
+        if "jsonl" in opts.formats and self.segment is None:
+            resume_at = None if state is None else state.jsonl_bytes
+            self.jsonl = JsonlWriter(opts.output(self.video, "jsonl"), resume_at=resume_at)
+        return aux, state
 
     def _open_reader(self, aux, state):
         """The reader (:mod:`flowocr.read`) for this run, and with the aux stream the gate that forwards it to the
@@ -489,29 +497,58 @@ class VideoRun:
         return find_text_band(results, info.display_width, info.display_height)
 
     def _finish(self, complete: bool, error: BaseException | None, started: float) -> None:
+        """Set :attr:`report`; write a complete run's final files, or an incomplete run's report.
+
+        The final files (subtitles, the JSONL finished in its ``.part``, the report) are replaced together, only
+        once every new one is written: a failure (disk full) leaves an earlier run's outputs as they were, this
+        run's per-frame lines in the ``.part`` file, and raises :class:`OutputError` after the report is set."""
         from flowocr.errors import OutputError
-        from flowocr.output.writers import write_json, write_subtitles
+        from flowocr.output.writers import atomic_write_texts, json_text, subtitle_texts, write_json
 
         opts = self.options
         output_failure: OutputError | None = None
+        report = self._report(True, None, started) if complete else None
         if complete and self.segment is None:
-            info = self.info
+            paths = {f: opts.output(self.video, f) for f in opts.formats}
             try:
-                write_subtitles(self.all_cues, {f: opts.output(self.video, f) for f in opts.formats},
-                                info.display_width, info.display_height)  # fmt: skip
+                files = subtitle_texts(self.all_cues, paths, self.info.display_width, self.info.display_height)
+                if "json" in paths:
+                    files[paths["json"]] = json_text(report)
+                ready = {} if self.jsonl is None else {self.jsonl.finish(): self.jsonl.path}
+                atomic_write_texts(files, ready=ready)
             except OutputError as exc:
                 complete, error, output_failure = False, exc, exc
+        if self.jsonl is not None:
+            self.jsonl.close(complete=False)  # closed already when committed; else its lines stay in the .part
         if complete:
+            self.report = report
             if hasattr(self, "_checkpoint_file"):
                 from flowocr import resume as resuming
 
                 resuming.remove(self._checkpoint_file)
-        source = getattr(self, "source", None)
-        self.report = {
+            return
+        self.report = self._report(False, error, started)
+        if "json" in opts.formats and self.segment is None:
+            # The run's own error is what is raised; a report that cannot be written either adds nothing to it.
+            with contextlib.suppress(OSError):
+                write_json(opts.output(self.video, "json"), self.report)
+        if output_failure is not None:
+            raise output_failure
+
+    def _report(self, complete: bool, error: BaseException | None, started: float) -> dict[str, Any]:
+        """The run report (README, "Run report keys"); ``traceback`` only for an error that is not flowocr's own
+        (nor a stop): the bug behind a failure that has no message for the user."""
+        from flowocr.errors import FlowOcrError
+
+        opts = self.options
+        source = self.source
+        unexpected = error is not None and not isinstance(error, (FlowOcrError, KeyboardInterrupt))
+        return {
             "video": self.video,
             "complete": complete,
             "error": _error_text(error),
-            "facts": self.info.to_json() if hasattr(self, "info") else None,
+            "traceback": "".join(traceback.format_exception(error)) if unexpected else None,
+            "facts": self.info.to_json(),
             "options": {k: (float(v) if isinstance(v, Fraction) else v) for k, v in asdict(opts).items()},
             "area": str(self.area) if hasattr(self, "area") else None,
             "cues": self.stats.cues,
@@ -530,11 +567,3 @@ class VideoRun:
             "decode": source.report() if source is not None else None,
             "hw_notes": getattr(self, "hw_notes", []),
         }
-        if "json" in opts.formats and (hasattr(self, "info") or complete) and self.segment is None:
-            try:
-                write_json(opts.output(self.video, "json"), self.report)
-            except OSError:
-                if complete:
-                    raise
-        if output_failure is not None:
-            raise output_failure

@@ -8,7 +8,9 @@ Every fixture is a lavfi background with a subtitle file we author burned in by 
 filter (libass), so the text on every frame is known:
 
 * ``demo.mp4`` -- H.264 with B-frames, 25 fps, 640x360, 12 s over moving gradients; bilingual cues (a
-  Chinese line above its English line), back-to-back cues, one cue drawn at the top of the picture.
+  Chinese line above its English line), back-to-back cues, one cue drawn at the top of the picture. It is also
+  the calibration's probe clip: ``fixtures/demo.mp4`` links to ``flowocr/calibrate/data/demo.mp4`` (package
+  data), and ffmpeg writes the new one through that link.
 * ``h264_bframes_2997.mp4`` -- H.264, 3 B-frames, GOP 30, 30000/1001 fps, 640x360, ~8 s over a grainy
   circular gradient; English cues, back-to-back cues and one cue shorter than 0.5 s.
 * ``hevc_opengop.mkv`` -- HEVC (libx265) with open GOPs: CRA keyframes every 24 frames, 4 B-frames,

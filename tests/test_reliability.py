@@ -36,11 +36,12 @@ from conftest import (
 )
 
 from flowocr import ffmpeg
+from flowocr.cues.model import FrameText
 from flowocr.decode import AuxSpec
 from flowocr.decode.lane import decode_all
-from flowocr.decode.sharded import Faults, LaneSpec, ShardedSource, ShardOptions, gap_stretches
+from flowocr.decode.sharded import Faults, LaneSpec, ShardedSource, ShardOptions, SourceClosed, gap_stretches
 from flowocr.errors import DecodeError, FlowOcrError, OutputError, ProcessFailed
-from flowocr.output.writers import atomic_write_texts
+from flowocr.output.writers import JsonlWriter, atomic_write_texts
 from flowocr.plan.stream import plan_video
 from flowocr.probe import probe, sample_grid, scan_index
 
@@ -202,15 +203,16 @@ def test_gap_stretches_merge_missing_frames_with_no_delivered_frame_between():
 
 
 def test_a_frame_larger_than_the_budget_is_admitted_and_the_run_completes(tmp_path):
-    # 640x360 bgr24 is 0.66 MB a frame, over a 0.1 MB budget: the block being consumed is always admitted, so the
-    # run goes on; the lanes working ahead hold nothing (no frame fits), which is what the budget bounds.
+    # A 640x360 frame (0.35 MB as I420, 0.66 MB as BGR) is over a 0.1 MB budget: a frame the consumer waits for is
+    # admitted over it, one at a time, so the run goes on; the lanes working ahead hold nothing (no frame fits).
     result = run_cli("run", str(FIXTURES / "av1.mkv"), "-o", str(tmp_path), "--quiet", "--lanes", "sw,sw,sw",
                      "--block-sec", "1", "--budget-mb", "0.1")  # fmt: skip
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "av1.report.json").read_text())
     assert report["complete"] is True and report["cues"] > 0
     decode = report["decode"]
-    assert decode["peak_buffered_bytes"] >= 640 * 360 * 3 > 0.1 * 1024 * 1024
+    assert decode["over_budget_frames"] > 0 and decode["peak_buffered_bytes"] >= 640 * 360 * 3 // 2
+    assert decode["peak_buffered_bytes"] <= 0.1 * 1024 * 1024 + 640 * 360 * 3
     assert decode["peak_ahead_bytes"] <= 0.1 * 1024 * 1024
 
 
@@ -317,15 +319,18 @@ def _limited_file_size(limit: int):
 
 
 @pytest.mark.parametrize(
-    ("formats", "limit", "failing"),
+    ("options", "limit", "failing"),
     [
-        ("srt,vtt,ass,txt,jsonl,json", 2000, ("demo.frames.jsonl.part",)),
+        ("--formats srt,vtt,ass,txt,jsonl,json", 2000, ("demo.frames.jsonl.part",)),
         # The ASS file is the first final file over 1000 bytes; a checkpoint of the run can outgrow it first.
-        ("srt,vtt,ass,txt,json", 1000, ("demo.ass", "demo.resume.json")),
+        ("--formats srt,vtt,ass,txt,json", 1000, ("demo.ass", "demo.resume.json")),
+        # At 1/2 fps the whole JSONL (1.6 kB) and the subtitles fit, the report (2.8 kB) does not: the complete new
+        # JSONL must not replace the earlier one either.
+        ("--fps 1/2", 2000, ("demo.report.json",)),
     ],
-    ids=["while_streaming_the_jsonl", "while_writing_the_final_files"],
+    ids=["while_streaming_the_jsonl", "while_writing_the_final_files", "after_the_whole_jsonl_was_written"],
 )  # fmt: skip
-def test_disk_full_is_one_clear_error_and_the_earlier_complete_outputs_stay_untouched(formats, limit, failing,
+def test_disk_full_is_one_clear_error_and_the_earlier_complete_outputs_stay_untouched(options, limit, failing,
                                                                                       tmp_path):  # fmt: skip
     video = str(FIXTURES / "demo.mp4")
     first = run_cli("run", video, "-o", str(tmp_path), "--quiet")
@@ -335,8 +340,8 @@ def test_disk_full_is_one_clear_error_and_the_earlier_complete_outputs_stay_unto
     assert size["demo.frames.jsonl"] > limit and size["demo.ass"] > 1000 > size["demo.srt"]
     env, mark = marked_env()
     # A per-file size limit (RLIMIT_FSIZE) stands in for a full disk: every write past it fails, as on a full one.
-    done = subprocess.run([sys.executable, "-m", "flowocr", "run", video, "-o", str(tmp_path), "--quiet", "--formats",
-                           formats], capture_output=True, text=True, env=env, timeout=120,
+    done = subprocess.run([sys.executable, "-m", "flowocr", "run", video, "-o", str(tmp_path), "--quiet",
+                           *options.split()], capture_output=True, text=True, env=env, timeout=120,
                           preexec_fn=_limited_file_size(limit))  # fmt: skip
     line = one_error_line(done.stderr)
     assert done.returncode == 12
@@ -357,6 +362,19 @@ def test_final_files_are_replaced_all_together_or_not_at_all(tmp_path):
     assert snapshot(tmp_path) == before  # neither replaced, and no temp file left beside them
     atomic_write_texts({srt: "new srt\n", vtt: "new vtt\n"})
     assert srt.read_text() == "new srt\n" and vtt.read_text() == "new vtt\n" and len(list(tmp_path.iterdir())) == 2
+
+
+def test_a_finished_jsonl_replaces_its_predecessor_with_the_other_final_files_or_not_at_all(tmp_path):
+    jsonl = tmp_path / "v.frames.jsonl"
+    jsonl.write_text("old\n")
+    writer = JsonlWriter(jsonl)
+    writer.write(FrameText(0, 0, Fraction(0), ()))
+    part = writer.finish()
+    with pytest.raises(OutputError, match="cannot write"):
+        atomic_write_texts({tmp_path / "gone" / "v.srt": "new srt\n"}, ready={part: jsonl})
+    assert jsonl.read_text() == "old\n" and part.is_file()  # the new lines wait in the .part file
+    atomic_write_texts({tmp_path / "v.srt": "new srt\n"}, ready={part: jsonl})
+    assert json.loads(jsonl.read_text())["index"] == 0 and not part.exists()
 
 
 # --- 4. load: a batch of 50 short videos -----------------------------------------------------------------------------
@@ -462,11 +480,14 @@ class _Killer(threading.Thread):
 
 @pytest.mark.slow
 def test_stress_random_faults_are_always_reported_and_a_lost_frame_never_passes_as_complete():
+    """Lane kills, dropped frames, the packet scan killed, close() from another thread at random moments, slow
+    consumers, budgets from none and one frame up: every fault reported, nothing hangs, no process left, nothing
+    complete with a frame lost."""
     rnd = random.Random(7)  # the plan of faults is reproducible; their timing against the lanes is not
     fps = Fraction(5)
     references: dict[tuple[str, bool], list] = {}
     outcomes: dict[str, int] = {}
-    iterations = 20
+    iterations = 24
     for n in range(iterations):
         name = rnd.choice(STRESS_VIDEOS)
         info = probe(str(FIXTURES / name))
@@ -477,9 +498,10 @@ def test_stress_random_faults_are_always_reported_and_a_lost_frame_never_passes_
         want = references[(name, aux is not None)]
         kinds = [rnd.choice(["sw", "sw", "hw"]) for _ in range(rnd.randint(1, 4))]
         lanes = [LaneSpec(f"{kind}{i}", kind=kind) for i, kind in enumerate(kinds)]
+        one_frame = info.frame_bytes / (1024 * 1024)
         options = ShardOptions(fps=fps, block_sec=Fraction(rnd.choice([1, 2, 3]), 2),
                                first_block_sec=Fraction(rnd.choice([0, 1]), 2),
-                               budget_mb=rnd.choice([0.0, 0.05, 1.0, 64.0]), aux=aux)  # fmt: skip
+                               budget_mb=rnd.choice([0.0, one_frame, 0.05, 1.0, 64.0]), aux=aux)  # fmt: skip
         blocks, index = plan_video(info, block_sec=options.block_sec, first_block_sec=options.first_block_sec)
         grid = sample_grid(index, fps)
         drop: dict[int, tuple[int, ...]] = {}
@@ -488,8 +510,11 @@ def test_stress_random_faults_are_always_reported_and_a_lost_frame_never_passes_
             drop = {block.number: (rnd.choice([i for i in grid if block.lo <= i < block.hi]),)}
         kill = rnd.random() < 0.4
         slow = rnd.random() < 0.5
-        source = ShardedSource(info, lanes, options, faults=Faults(drop=drop))
+        scan_kill = rnd.randint(10, len(index) - 10) if rnd.random() < 0.3 else None
+        close_at = rnd.random() * 0.6 if rnd.random() < 0.25 else None
+        source = ShardedSource(info, lanes, options, faults=Faults(drop=drop, scan_fail_after=scan_kill))
         killer = _Killer(source, rnd.random() * 0.6, rnd) if kill else None
+        closer = threading.Timer(close_at, source.close) if close_at is not None else None
         got: list = []
         error: list[BaseException] = []
         sleeps = [rnd.random() * 0.004 if slow else 0.0 for _ in range(64)]
@@ -507,13 +532,18 @@ def test_stress_random_faults_are_always_reported_and_a_lost_frame_never_passes_
         worker.start()
         if killer is not None:
             killer.start()
+        if closer is not None:
+            closer.start()
         worker.join(timeout=90)
         hung = worker.is_alive()
         if killer is not None:
             killer.stop.set()
             killer.join(timeout=10)
+        if closer is not None:
+            closer.join(timeout=30)
         source.close()
-        what = f"iteration {n}: {name} lanes={kinds} aux={aux is not None} drop={drop} kill={kill} slow={slow}"
+        what = (f"iteration {n}: {name} lanes={kinds} aux={aux is not None} drop={drop} kill={kill} slow={slow} "
+                f"scan_kill={scan_kill} close_at={close_at}")  # fmt: skip
         assert not hung, f"{what}: the sharded source hung"
         assert ffmpeg.live_processes() == [], what
         assert not {"ffmpeg", "ffprobe"} & set(child_processes()), what
@@ -522,12 +552,16 @@ def test_stress_random_faults_are_always_reported_and_a_lost_frame_never_passes_
         dropped_by_sw = [b for b in drop if b < len(planned) and planned[b]["lane"].startswith("sw")]
         killed = killer is not None and killer.landed
         if error:
-            # Every failure is one of ours, with its cause: a killed lane or a frame a sw lane lost.
+            # Every failure is one of ours, with its cause: a killed lane, a frame a sw lane lost, or close().
             assert isinstance(error[0], FlowOcrError), f"{what}: {error[0]!r}"
-            assert killed or dropped_by_sw, f"{what}: failed with no fault landing: {error[0]}"
-            if killed and not dropped_by_sw:
+            closed = close_at is not None
+            assert killed or dropped_by_sw or closed, f"{what}: failed with no fault landing: {error[0]}"
+            if isinstance(error[0], SourceClosed):
+                assert closed, what
+                outcomes["closed"] = outcomes.get("closed", 0) + 1
+            elif killed and not dropped_by_sw:
                 assert isinstance(error[0], ProcessFailed) and "code -9" in str(error[0]), what
-            if dropped_by_sw and not killed:
+            elif dropped_by_sw and not killed:
                 assert isinstance(error[0], DecodeError), what
             outcomes["reported"] = outcomes.get("reported", 0) + 1
         else:
@@ -537,5 +571,8 @@ def test_stress_random_faults_are_always_reported_and_a_lost_frame_never_passes_
             assert _digest(got) == want, what
             assert report["gaps"]["material"] == 0 and report["gaps"]["damaged"] == 0, what
             assert sorted(report["redone_blocks"]) == sorted(drop), what  # a hw lane's loss: decoded again
+            assert report["scan_attempts"] == (1 if scan_kill is None else 2), what  # a killed scan: run again
             outcomes["complete"] = outcomes.get("complete", 0) + 1
+            outcomes["scan_run_again"] = outcomes.get("scan_run_again", 0) + (scan_kill is not None)
     assert outcomes.get("reported", 0) >= 5 and outcomes.get("complete", 0) >= 5, outcomes
+    assert outcomes.get("closed", 0) >= 1 and outcomes.get("scan_run_again", 0) >= 1, outcomes

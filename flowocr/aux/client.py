@@ -2,15 +2,19 @@
 order, collect its per-frame results.
 
 Every failure of the link (cannot connect, cannot write, the detector closed or died, a result out of order)
-is raised as :class:`AuxError` to the run, never turned into a shorter aux stream.
+is raised as :class:`AuxError` to the run, never turned into a shorter aux stream. A detector that stays alive but
+silent is a failure too: no wait on it is longer than :func:`silence_timeout` (a result awaited that long, or a
+frame that cannot be written for that long).
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -19,6 +23,20 @@ from flowocr.aux.detector import FrameChange
 from flowocr.errors import FlowOcrError
 
 _START_TIMEOUT_S = 60
+#: The longest a run waits on a silent detector (s). The detector answers each batch of frames in milliseconds (a
+#: 320 px frame is a few ms of work); a minute of silence while a result is awaited means it hangs.
+#: ``FLOWOCR_AUX_TIMEOUT`` (seconds) overrides it.
+SILENCE_TIMEOUT_S = 60.0
+
+
+def silence_timeout() -> float:
+    value = os.environ.get("FLOWOCR_AUX_TIMEOUT", "").strip()
+    try:
+        return float(value) if value else SILENCE_TIMEOUT_S
+    except ValueError:
+        from flowocr.errors import UsageError
+
+        raise UsageError(f"invalid FLOWOCR_AUX_TIMEOUT ({value}); give seconds, e.g. 60") from None
 
 
 class AuxError(FlowOcrError):
@@ -100,12 +118,14 @@ class AuxLink:
             self.sock = socket.create_connection((host, port), timeout=_START_TIMEOUT_S)
         except OSError as exc:
             raise AuxError(f"cannot connect to the change detector at {address}: {exc.strerror or exc}") from exc
-        self.sock.settimeout(None)
+        self.timeout = silence_timeout()
+        self.sock.settimeout(self.timeout)  # a send blocked that long fails; the reader treats it as idle time
         self.results: dict[int, FrameChange] = {}
         self.last_answered = -1  # the latest frame with a result
         self.sent: list[int] = []
         self.done = False
         self.error: BaseException | None = None
+        self._heard = time.monotonic()  # when the last result came
         self._cond = threading.Condition()
         self._reader = threading.Thread(target=self._read, name="aux-results", daemon=True)
         self._reader.start()
@@ -129,8 +149,9 @@ class AuxLink:
         except OSError as exc:
             self._fail(AuxError(f"cannot write to the change detector at {self.address}: {exc.strerror or exc}"))
         with self._cond:
+            since = time.monotonic()
             while not self.done and self.error is None:
-                self._cond.wait()
+                self._wait(since, f"the rest of its {len(self.sent)} results")
         self._raise_if_failed()
 
     def forget_before(self, index: int) -> None:
@@ -142,18 +163,30 @@ class AuxLink:
 
     def wait_for(self, index: int) -> FrameChange:
         with self._cond:
+            since = time.monotonic()
             while index not in self.results and self.error is None and not self.done:
-                self._cond.wait()
+                self._wait(since, f"the result for frame {index}")
             self._raise_if_failed()
             if index not in self.results:
                 raise AuxError(f"the change detector at {self.address} gave no result for frame {index}")
             return self.results[index]
 
+    def _wait(self, since: float, what: str) -> None:
+        """One wait for a result (caller holds the lock); AuxError once none came for the silence timeout."""
+        quiet = time.monotonic() - max(since, self._heard)
+        if quiet >= self.timeout:
+            raise AuxError(f"the change detector at {self.address} sent nothing for {quiet:.0f} s while flowocr "
+                           f"waited for {what}; it hangs (FLOWOCR_AUX_TIMEOUT sets the limit)")  # fmt: skip
+        self._cond.wait(timeout=self.timeout - quiet)
+
     def _read(self) -> None:
         try:
             n = 0
             while True:
-                item = protocol.read_result(self.sock)
+                try:
+                    item = protocol.read_result(self.sock)
+                except protocol.Idle:
+                    continue  # nothing awaited, or the waiting side times out (_wait)
                 if item is None:
                     break
                 index, appeared, vanished, strokes, cells, rows, cols = item
@@ -163,6 +196,7 @@ class AuxLink:
                         raise AuxError(f"the change detector answered for frame {index}, expected {expected}")
                     self.results[index] = FrameChange(index, appeared, vanished, strokes, cells, rows, cols)
                     self.last_answered = index
+                    self._heard = time.monotonic()
                     n += 1
                     self._cond.notify_all()
             with self._cond:

@@ -24,12 +24,23 @@ class PeerClosed(ConnectionError):
     """The other side closed the connection before its end marker."""
 
 
-def recv_exact(sock: socket.socket, size: int) -> bytearray:
+class Idle(TimeoutError):
+    """The socket's timeout passed before the first byte of a message: nothing was lost, the caller may wait on."""
+
+
+def recv_exact(sock: socket.socket, size: int, *, idle_ok: bool = False) -> bytearray:
+    """``size`` bytes. A timeout before the first byte raises :class:`Idle` when ``idle_ok``; any other timeout (a
+    message stalled part way) is raised as it is."""
     buf = bytearray(size)
     view = memoryview(buf)
     got = 0
     while got < size:
-        n = sock.recv_into(view[got:], size - got)
+        try:
+            n = sock.recv_into(view[got:], size - got)
+        except TimeoutError as exc:
+            if idle_ok and got == 0:
+                raise Idle(str(exc)) from exc
+            raise
         if not n:
             raise PeerClosed(f"connection closed with {size - got} of {size} bytes still to come")
         got += n
@@ -79,8 +90,10 @@ def pack_done() -> bytes:
 
 
 def read_result(sock: socket.socket) -> tuple[int, int, int, int, bytes, int, int] | None:
-    """The next result (index, appeared, vanished, strokes, cells, rows, cols), or None at the end marker."""
-    magic, index, appeared, vanished, strokes, rows, cols = _RESULT.unpack(recv_exact(sock, _RESULT.size))
+    """The next result (index, appeared, vanished, strokes, cells, rows, cols), or None at the end marker.
+    :class:`Idle` when the socket's timeout passed with no result begun."""
+    head = recv_exact(sock, _RESULT.size, idle_ok=True)
+    magic, index, appeared, vanished, strokes, rows, cols = _RESULT.unpack(head)
     if magic == DONE:
         return None
     if magic != RESULT:

@@ -1,7 +1,7 @@
 """The impure side of calibration: this machine's fingerprint and the probe that measures it.
 
-The probe (:func:`measure`, a few seconds) uses the bundled clip ``fixtures/demo.mp4`` (12 s, 640 x 360, H.264,
-subtitles from 0.5 s on):
+The probe (:func:`measure`, a few seconds) uses the clip the package ships, :data:`PROBE_CLIP` (12 s, 640 x 360,
+H.264, subtitles from 0.5 s on):
 
 1. software lane: one :class:`BlockDecoder` decodes the whole clip as a run's lane does (grid frames at 2 fps
    as BGR, the aux stream of every frame); ``sw_ratio`` = wall seconds / clip seconds. The whole clip rather
@@ -38,8 +38,10 @@ from flowocr.calibrate.store import Fingerprint, Measurement
 from flowocr.errors import CalibrationFailed, FlowOcrError
 from flowocr.system import cpu_count
 
-#: The clip the probe measures with (in the source tree; a wheel without it makes the probe fail cleanly).
-PROBE_CLIP = Path(__file__).resolve().parent.parent.parent / "fixtures" / "demo.mp4"
+#: The clip the probe measures with: package data (``pyproject.toml``), so that an installed wheel has it. It is the
+#: demo video too: ``fixtures/demo.mp4`` is a symbolic link to this file, one copy in the repository that
+#: ``make demo``, the tests and ``scripts/make_fixtures.py`` (writing through the link) all use.
+PROBE_CLIP = Path(__file__).resolve().parent / "data" / "demo.mp4"
 #: Grid rate of the probe: the default ``--fps``, so that ``ocr_ratio`` is that of a default run.
 PROBE_FPS = Fraction(2)
 #: Where the timed OCR frames are, as shares of the clip (on demo.mp4: 3 s and 6 s, both with two lines).
@@ -178,7 +180,7 @@ def measure(engine: str = "rapidocr", *, clip: Path = PROBE_CLIP) -> Measurement
 
     started = time.perf_counter()
     if not clip.is_file():
-        raise CalibrationFailed(f"the probe clip {clip} is missing (it ships in the source tree under fixtures/)")
+        raise CalibrationFailed(f"the probe clip {clip} is missing (it ships with flowocr: reinstall it)")
     info = probe(str(clip))
     index = scan_index(info)
     grid = sample_grid(index, PROBE_FPS)

@@ -131,8 +131,8 @@ def frames_command(
     if gaps:
         sys.stderr.write(f"flowocr: note: {gaps} grid frames are absent from the source itself; they were skipped\n")
     if report["plan_error"]:
-        sys.stderr.write(f"flowocr: note: planning failed part way ({report['plan_error']}); the rest was decoded "
-                         "as one block\n")  # fmt: skip
+        sys.stderr.write(f"flowocr: note: the packet scan failed part way ({report['plan_error']}); it was run "
+                         "again and every frame checked\n")  # fmt: skip
     if report_path:
         from flowocr.output.writers import writing
 
@@ -180,10 +180,9 @@ def run_command(
     skip_existing: bool, quiet: bool, decode: dict, extra: dict | None = None, progress: str = "auto",
     cluster: dict | None = None,
 ) -> None:  # fmt: skip
-    from flowocr.batch import expand_inputs
+    from flowocr.batch import expand_inputs, failure_reason
     from flowocr.calibrate import CONSERVATIVE, fill_decode_options
     from flowocr.cli.progress import make_progress
-    from flowocr.errors import FlowOcrError, one_line
     from flowocr.ocr.area import parse_area
     from flowocr.pipeline import RunOptions, VideoRun
 
@@ -229,6 +228,7 @@ def run_command(
         for n, video in enumerate(videos, start=1):
             if _already_complete(n, video, len(videos), options, progress, skip=skip_existing or options.resume):
                 continue
+            run = None
             try:
                 if len(videos) > 1 and not options.no_aux and options.aux_connect is None:
                     detector = _batch_detector(detector)  # a detector that cannot start fails this video only
@@ -236,11 +236,14 @@ def run_command(
                                detector=detector.address if detector is not None else None)  # fmt: skip
                 for _ in run.cues():
                     pass
-            except FlowOcrError as exc:
+            except Exception as exc:  # noqa: BLE001 - flowocr's errors and bugs alike fail this video, not the batch
                 if single:
-                    raise
-                failed.append((video, one_line(exc)))
-                progress.failed(video, one_line(exc))
+                    raise  # one video: its own error and exit code; a bug shows its traceback (its report too)
+                reason = failure_reason(video, exc)
+                if run is not None and run.report.get("traceback") and "json" in options.formats:
+                    reason += f" (an unexpected error: the traceback is in {options.output(video, 'json')})"
+                failed.append((video, reason))
+                progress.failed(video, reason)
                 continue
             done += 1
             progress.finished(video, run.report)
@@ -330,12 +333,9 @@ def _run_distributed(videos: list[str], options, cluster: dict, progress, failed
 
 
 def _task_error(video: str, exc: BaseException) -> str:
-    from flowocr.errors import FlowOcrError, one_line
+    from flowocr.batch import failure_reason
 
-    cause = getattr(exc, "cause", None) or exc  # Ray wraps a task's exception
-    if isinstance(cause, FlowOcrError):
-        return one_line(cause)
-    return f"{video}: {type(cause).__name__}: {one_line(cause)}"
+    return failure_reason(video, getattr(exc, "cause", None) or exc)  # Ray wraps a task's exception
 
 
 def _preload_engine(engine: str, lang: str) -> None:

@@ -25,7 +25,6 @@ import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -34,7 +33,7 @@ from flowocr import ffmpeg
 from flowocr.errors import DecodeError, HwaccelMismatch, OutputError
 from flowocr.plan import Block
 from flowocr.probe.facts import VideoInfo
-from flowocr.probe.index import FrameIndex, end_of_last_frame, grid_step, is_sampled, keyframe_at_or_before
+from flowocr.probe.index import FrameIndex, keyframe_at_or_before
 from flowocr.probe.scan import source_frames
 
 Stream = Literal["main", "aux"]
@@ -170,9 +169,9 @@ class LaneStats:
     probe_unknown: int = 0
     #: Lines at level error that ffmpeg printed while decoding (corrupt packets; 0 for a sound file).
     decode_errors: int = 0
-    #: Frames that ffmpeg, after reporting decoding errors, repeated (a second picture under a timestamp already
-    #: delivered: dropped) or did not yield although the frame check decoded something for them. Damage in the
-    #: source, not a lane fault: two decodes of damaged data conceal it differently, so neither vouches for them.
+    #: Frames that ffmpeg, after reporting decoding errors, repeated: a second picture under a timestamp already
+    #: delivered (dropped). Damage in the source, not a lane fault. (A frame the lane did not yield but the frame
+    #: check decodes is a loss, never damage.)
     damaged: list[int] = field(default_factory=list)
     decoded_first_pts: int | None = None
     decoded_frames: int = 0
@@ -180,6 +179,10 @@ class LaneStats:
 
 
 _UNSET = object()
+
+
+class LaneStopped(DecodeError):
+    """The lane was closed (or its ffmpeg stopped) before the block was decoded to its end and verified."""
 
 
 class _SeekOvershoot(Exception):
@@ -245,7 +248,6 @@ class BlockDecoder:
         name: str = "sw",
         inject_drop: Sequence[int] = (),
         inject_drop_aux: Sequence[int] = (),
-        fps: Fraction | None = None,
         main_format: MainFormat = "bgr24",
     ) -> None:
         self.info = info
@@ -264,12 +266,9 @@ class BlockDecoder:
         #: Fault injection (DESIGN §12): grid frames this lane's ffmpeg is told not to output.
         self.inject_drop = frozenset(inject_drop)
         self.inject_drop_aux = frozenset(inject_drop_aux)
-        #: The grid rate: only needed by an open-ended block, which picks its grid frames as they come.
-        self.fps = fps
-        if block.open_end and fps is None:
-            raise ValueError("an open-ended block needs the grid rate (fps)")
         self.stats = LaneStats()
         self._proc: ffmpeg.Process | None = None
+        self._check: ffmpeg.Process | None = None  # the tail check's ffprobe, while it runs
         self._closed = False
         self._stop = threading.Event()
 
@@ -290,10 +289,18 @@ class BlockDecoder:
             self.close()
 
     def close(self) -> None:
+        """Stop ffmpeg and the tail check's ffprobe, from any thread; :meth:`frames` then raises
+        :class:`LaneStopped` (unless it had already ended)."""
         self._closed = True
         self._stop.set()
-        if self._proc is not None:
-            self._proc.stop()
+        for proc in (self._proc, self._check):
+            if proc is not None:
+                proc.stop()
+
+    def _adopt_check(self, proc: ffmpeg.Process) -> None:
+        self._check = proc
+        if self._closed:
+            proc.stop()
 
     # --- one ffmpeg run -----------------------------------------------------------------------------------
 
@@ -314,7 +321,7 @@ class _Run:
         self.seek = seek
         info, index, block = lane.info, lane.index, lane.block
         self.lo_pts = index.pts_of(block.lo)
-        self.hi_pts = index.pts_of(block.hi) if block.hi < len(index) and not block.open_end else None
+        self.hi_pts = index.pts_of(block.hi) if block.hi < len(index) else None
         self.aux_wanted = (
             [] if lane.aux is None else list(range(block.lo, block.hi, lane.aux.every))
         )
@@ -380,8 +387,6 @@ class _Run:
             head += ",trim=" + ":".join(trims)
         grid_pts = [lane.index.pts_of(i) for i in lane.grid if i not in lane.inject_drop]
         main = f"select='{select_expr(grid_pts)}',showinfo@m=checksum=0[m]"
-        if lane.block.open_end:
-            main = "showinfo@m=checksum=0[m]"  # every frame: the grid is picked as frames arrive
         if lane.aux is None:
             graph = f"{head},{main}\n"
         else:
@@ -487,9 +492,6 @@ class _Run:
         lane.stats.decoded_first_pts = first
         if first is not None and self.seek > 0 and first > index.pts_of(self.seek):
             raise _SeekOvershoot()
-        if lane.block.open_end:
-            yield from self._frames_open_end()
-            return
         check = {"main": _Checker(lane.grid, "grid"), "aux": _Checker(self.aux_wanted, "aux grid")}
         for stream, pts, data in self._delivered():
             frame_index = None if pts is None else index.index_of(pts)
@@ -525,6 +527,7 @@ class _Run:
                 rc = self.proc.wait()
                 if rc != 0 and not self.proc.stopped_by_us:
                     raise self.proc.failure(rc)
+                self._check_not_stopped()
                 raise DecodeError(f"{self.proc.what}: the {stream} pipe ended inside a frame")
             pts = self._report("m" if stream == "main" else "x", counts[stream])
             counts[stream] += 1
@@ -534,6 +537,12 @@ class _Run:
             self.lane.stats.decoded_frames = len(self.reports["d"])
         if rc != 0 and not self.proc.stopped_by_us:
             raise self.proc.failure(rc)
+        self._check_not_stopped()
+
+    def _check_not_stopped(self) -> None:
+        """A lane closed part way raises: the frames it did not deliver are unverified, never a quiet end."""
+        if self.lane._closed or self.proc.stopped_by_us:
+            raise LaneStopped(f"{self.proc.what}: stopped before the block was decoded to its end")
 
     def _frame(self, stream: Stream, i: int, pts: int, data: bytes) -> Frame:
         info, stats = self.lane.info, self.lane.stats
@@ -548,59 +557,25 @@ class _Run:
         width, height = self.lane.aux.size(info)
         return Frame("aux", i, pts, np.frombuffer(data, np.uint8).reshape(height, width), "gray")
 
-    def _frames_open_end(self) -> Iterator[Frame]:
-        """An open-ended block: every frame comes out; the lane numbers them and picks the grid itself.
-
-        Frames the partial index knows keep its numbers; after it they are numbered by counting. A main frame
-        is held until the next one arrives (or the stream ends), which decides whether it is on the grid.
-        """
-        lane, info, index = self.lane, self.lane.info, self.lane.index
-        step = grid_step(index.time_base, lane.fps)
-        origin = index.pts_of(0)
-        next_index = {"main": lane.block.lo, "aux": lane.block.lo}
-        last_pts: dict[str, int | None] = {"main": None, "aux": None}
-        held: tuple[int, int, bytes] | None = None
-        before_held: int | None = None
-        for stream, pts, data in self._delivered():
-            if pts is None or (last_pts[stream] is not None and pts <= last_pts[stream]):
-                raise DecodeError(f"{self.proc.what}: {stream} frame pts {pts} is not after {last_pts[stream]}")
-            last_pts[stream] = pts
-            known = index.index_of(pts)
-            if known is None and next_index[stream] < len(index):
-                raise DecodeError(f"{self.proc.what}: frame pts {pts} is not in the index")
-            i = known if known is not None else next_index[stream]
-            next_index[stream] = i + 1
-            if stream == "aux":
-                yield self._frame("aux", i, pts, data)
-                continue
-            if held is not None and is_sampled(held[1], pts, origin, step):
-                yield self._frame("main", *held)
-            if held is not None:
-                before_held = held[1]
-            held = (i, pts, data)
-        if held is not None:
-            end = end_of_last_frame(held[1], None, before_held, index.time_base, info.frame_rate)
-            if is_sampled(held[1], end, origin, step):
-                yield self._frame("main", *held)
-
     def _verify_gaps(self, missing_main: list[int], missing_aux: list[int]) -> None:
         """Tail-gap verification: ask the source whether each frame the lane did not deliver exists.
 
         A frame the source lacks is a material gap (allowed, counted). A frame it has is lost by this lane:
-        ``HwaccelMismatch`` on a hardware lane, ``DecodeError`` on a software lane. When the source cannot be
-        probed, a hardware lane counts the frames as lost and a software lane lets them pass
-        (``probe_unknown``).
+        ``HwaccelMismatch`` on a hardware lane, ``DecodeError`` on a software lane, whether or not ffmpeg reported
+        decoding errors in the block: the check decodes from the same keyframe, so a frame it yields is one the
+        lane owed (damage in the source shows the same in both decodes). When the source cannot be probed, a
+        hardware lane counts the frames as lost and a software lane lets them pass (``probe_unknown``).
         """
         lane, stats = self.lane, self.lane.stats
         if not missing_main and not missing_aux:
             return
-        if self.stop.is_set() or lane._closed:
-            return  # stopped on purpose: frames after the stop are not owed
+        self._check_not_stopped()
         if self._present is _UNSET:
-            self._present = source_frames(lane.info, lane.index, lane.block.lo, lane.block.hi)
+            self._present = source_frames(lane.info, lane.index, lane.block.lo, lane.block.hi,
+                                          started=lane._adopt_check)  # fmt: skip
+            self._check_not_stopped()  # close() stopped the check itself: its answer means nothing
         present = self._present
         hw = lane.hw
-        damaged = not hw and self._damaged_input()  # a hw lane's loss is decoded again in software first
         for missing, material, lost in (
             (missing_main, stats.material_main, stats.lost_main),
             (missing_aux, stats.material_aux, stats.lost_aux),
@@ -610,8 +585,6 @@ class _Run:
                     stats.probe_unknown += 1
                     if hw:
                         lost.append(i)
-                elif lane.index.pts_of(i) in present and damaged:
-                    stats.damaged.append(i)
                 elif lane.index.pts_of(i) in present:
                     lost.append(i)
                 else:
@@ -703,5 +676,6 @@ def decode_all(
 
 
 __all__ = [
-    "AuxSpec", "BlockDecoder", "Frame", "LaneStats", "MainFormat", "decode_all", "main_format_for", "select_expr",
+    "AuxSpec", "BlockDecoder", "Frame", "LaneStats", "LaneStopped", "MainFormat", "decode_all", "main_format_for",
+    "select_expr",
 ]  # fmt: skip

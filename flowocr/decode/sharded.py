@@ -8,11 +8,14 @@ Threads and what bounds them:
   the one being consumed, and decodes it with one ffmpeg (:class:`BlockDecoder`);
 - the **consumer** (the caller's thread) takes frames strictly in block order, as soon as they arrive.
 
-The buffer between them is bounded in bytes: a lane adding a frame to a block nobody is waiting for waits
-while the buffered total would exceed ``budget_mb``; the block being consumed is always admitted, so two
-lanes can never wait on each other. Any failure (a lane, the planner) goes into one shared failure state that
-wakes every waiter, stops every ffmpeg/ffprobe and is raised to the consumer, root cause first. ``close()`` at
-any point leaves no process running.
+The buffer between them is bounded in bytes: a lane adding a frame waits while the buffered total would exceed
+``budget_mb``, unless the consumer is waiting for a frame of that very block: then one frame is admitted over the
+budget (the consumer takes it at once). So two lanes can never wait on each other, and the buffer never holds
+more than the budget plus that one frame, even while the consumer is busy (in OCR) in a block of gigabytes. Any
+failure (a lane, the planner) goes into one shared failure state that wakes every waiter, stops every
+ffmpeg/ffprobe and is raised to the consumer, root cause first. ``close()`` at any point, from any thread, leaves
+no process running; a consumer still iterating gets :class:`SourceClosed`, never a quiet end. A block counts as
+done only when its lane decoded it to the end and verified it; a stopped lane's block never does.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from flowocr.decode.lane import AuxSpec, BlockDecoder, Frame, MainFormat
-from flowocr.errors import DecodeError, FlowOcrError, HwaccelMismatch, InputError
-from flowocr.plan import Block, End, Keyframe, check_tiling, plan_blocks
-from flowocr.plan.stream import keyframe_events
+from flowocr.errors import DecodeError, HwaccelMismatch
+from flowocr.plan import Block, check_tiling, plan_blocks
+from flowocr.plan.stream import ScanStopped, keyframe_events
 from flowocr.probe.facts import VideoInfo
 from flowocr.probe.index import grid_between
 from flowocr.probe.live import LiveIndex
@@ -85,12 +88,14 @@ class Faults:
 
     ``drop``: block number -> grid frames that block's ffmpeg is told not to output (first attempt only).
     ``drop_aux``: block number -> aux frames that block's ffmpeg is told not to output (a short aux stream).
-    ``scan_fail_after``: the packet scan's ffprobe is killed after this many packets.
+    ``scan_fail_after``: the packet scan's ffprobe is killed after this many packets, in the first ``scan_kills``
+    scans (the scan is run again after a failure: :mod:`flowocr.plan.stream`).
     """
 
     drop: dict[int, tuple[int, ...]] = field(default_factory=dict)
     drop_aux: dict[int, tuple[int, ...]] = field(default_factory=dict)
     scan_fail_after: int | None = None
+    scan_kills: int = 1
 
 
 @dataclass
@@ -170,12 +175,15 @@ class ShardedSource:
         self._records: list[BlockRecord] = []
         self._slots: dict[int, _Slot] = {}
         self._plan_done = False
-        self._plan_error: str | None = None
+        self._scan_failures: list[str] = []
         self._next_block = 0
         self._current = 0
         self._buffered = 0
         self._peak = 0
         self._peak_ahead = 0  # buffered bytes of blocks other than the one being consumed
+        self._waiting = False  # the consumer waits for a frame of the block being consumed
+        self._over_budget_frames = 0  # frames admitted over the budget because the consumer waited for them
+        self._over_budget_peak = 0  # the most bytes buffered over the budget
         self._failure: BaseException | None = None
         self._stopping = False
         self._active: set[BlockDecoder] = set()
@@ -217,6 +225,9 @@ class ShardedSource:
             while True:
                 if self._failure is not None:
                     raise self._failure
+                if self._stopping:
+                    raise SourceClosed(f"{self.info.path}: the decoder was closed before the end of the video "
+                                       f"(at block {self._current})")  # fmt: skip
                 if self._plan_done and self._current >= len(self._blocks):
                     self._check_complete()
                     return None
@@ -232,12 +243,16 @@ class ShardedSource:
                     self._current += 1
                     self._cond.notify_all()
                     continue
+                # Waiting for the block being consumed: its lane may add a frame over the budget now (DESIGN §5).
+                self._waiting = True
+                self._cond.notify_all()
                 self._cond.wait()
+                self._waiting = False
 
     def _check_complete(self) -> None:
         until = self.options.until_index
         last = self._blocks[-1].hi if self._blocks else None
-        if self._plan_error is None and last is not None and last != len(self.index) and last != until:
+        if last is None or (last != len(self.index) and last != until):
             raise DecodeError(
                 f"{self.info.path}: blocks end at frame {self._blocks[-1].hi} but the file has {len(self.index)}"
             )
@@ -246,15 +261,16 @@ class ShardedSource:
 
     def _plan_loop(self) -> None:
         try:
-            for block in check_tiling(plan_blocks(self._keyframe_events(), block_sec=self.options.block_sec,
+            events = keyframe_events(self.info, self.index, open_scan=self._open_scan, on_failure=self._scan_failed,
+                                     fail_after=self.faults.scan_fail_after, kills=self.faults.scan_kills)
+            for block in check_tiling(plan_blocks(events, block_sec=self.options.block_sec,
                                                   first_block_sec=self.options.first_block_sec)):  # fmt: skip
                 self._add_block(block)
-        except InputError as exc:
-            self._fail(exc)  # truncated or empty: the input itself is bad, not the scan
-        except (FlowOcrError, ValueError) as exc:
-            if self._stopping:
-                return
-            self._plan_failed(exc)
+        except ScanStopped:
+            pass  # closing: the consumer is told by the stopping state
+        except ValueError as exc:  # the planner broke its own contract: never recovered quietly
+            self._fail(DecodeError(f"{self.info.path}: the block plan does not tile the video ({exc}); this is a "
+                                   "bug in flowocr, please report it"))  # fmt: skip
         except BaseException as exc:  # noqa: BLE001 - relayed to the consumer
             self._fail(exc)
         finally:
@@ -262,13 +278,19 @@ class ShardedSource:
                 self._plan_done = True
                 self._cond.notify_all()
 
-    def _keyframe_events(self) -> Iterator[Keyframe | End]:
-        scan = PacketScan(self.info)
-        self._scan = scan
-        if self._stopping:
+    def _open_scan(self, info: VideoInfo) -> PacketScan:
+        scan = PacketScan(info)
+        with self._cond:
+            self._scan = scan
+            stopping = self._stopping or self._failure is not None
+        if stopping:
             scan.close()
-            return
-        yield from keyframe_events(scan, self.index, self.info, fail_after=self.faults.scan_fail_after)
+        return scan
+
+    def _scan_failed(self, exc: BaseException) -> None:
+        """A packet scan failed part way; it is run again (:mod:`flowocr.plan.stream`). Reported, not hidden."""
+        with self._cond:
+            self._scan_failures.append(str(exc))
 
     def _add_block(self, block: Block) -> None:
         last = block.hi == len(self.index) and self.index.complete
@@ -279,7 +301,7 @@ class ShardedSource:
         if block.lo < start < block.hi:
             block = replace(block, lo=start)  # decoded from its keyframe, delivered from here
         if until is not None and block.lo < until < block.hi:
-            block = replace(block, hi=until, open_end=False)
+            block = replace(block, hi=until)
         grid = [] if outside else [i for i in grid if start <= i < block.hi]
         with self._cond:
             self._blocks.append(block)
@@ -291,25 +313,6 @@ class ShardedSource:
         t = (pts - self.index.pts_of(0)) * self.index.time_base
         start, end = self.options.start, self.options.end
         return (start is None or t >= start) and (end is None or t < end)
-
-    def _plan_failed(self, exc: BaseException) -> None:
-        """The scan broke part way: the unplanned rest is decoded as one block by one lane (reported)."""
-        with self._cond:
-            self._plan_error = str(exc)
-            lo = self._blocks[-1].hi if self._blocks else 0
-        if not len(self.index) or lo >= len(self.index):
-            self._fail(exc if isinstance(exc, FlowOcrError) else DecodeError(str(exc)))
-            return
-        from flowocr.probe.index import keyframe_at_or_before
-
-        lo = max(lo, min(self.options.from_index, len(self.index) - 1))
-        seek = 0 if lo == 0 else keyframe_at_or_before(self.index, lo)
-        rest = Block(number=len(self._blocks), lo=lo, hi=len(self.index), seek=seek, open_end=True)
-        with self._cond:
-            self._blocks.append(rest)
-            self._grids.append([])  # an open-ended block picks its grid frames itself
-            self._records.append(BlockRecord(rest.number, rest.lo, rest.hi, rest.seek))
-            self._cond.notify_all()
 
     # --- lanes ------------------------------------------------------------------------------------------
 
@@ -338,15 +341,15 @@ class ShardedSource:
         record.lane = lane.name
         started = time.monotonic()
         aux = self.options.aux
-        if record.skipped or (not grid and aux is None and not block.open_end):
+        if record.skipped or (not grid and aux is None):
             record.skipped = True
         else:
             try:
                 self._run_decoder(lane, block, grid, drop=self.faults.drop.get(block.number, ()),
                                   drop_aux=self.faults.drop_aux.get(block.number, ()))  # fmt: skip
             except HwaccelMismatch:
-                if self._stopping:
-                    return
+                if self._stopping or self._failure is not None:
+                    raise _Stopped() from None
                 record.redone = True
                 software = LaneSpec(name=f"{lane.name}->sw", kind="sw")
                 self._run_decoder(software, block, grid, drop=())
@@ -364,12 +367,11 @@ class ShardedSource:
         decoder = BlockDecoder(
             self.info, self.index, block, grid,
             aux=self.options.aux, hwaccel=lane.hwaccel, kind=lane.kind, name=lane.name, inject_drop=drop,
-            inject_drop_aux=drop_aux,
-            fps=self.options.fps, main_format=self.options.main_format,
+            inject_drop_aux=drop_aux, main_format=self.options.main_format,
         )  # fmt: skip
         with self._cond:
             if self._failure is not None or self._stopping:
-                return
+                raise _Stopped()  # never marked done: a block is done only when decoded and verified
             self._active.add(decoder)
         try:
             for frame in decoder.frames():
@@ -385,25 +387,28 @@ class ShardedSource:
         record.gap_frames += decoder.stats.material_main + decoder.stats.material_aux + decoder.stats.damaged
 
     def _put(self, number: int, frame: Frame) -> None:
-        """Add a frame to its block's slot, waiting while the byte budget is exceeded (except for the block
-        being consumed). Frames a redo delivers again (already handed on) are skipped."""
+        """Add a frame to its block's slot, waiting while the byte budget would be exceeded, unless the consumer is
+        waiting for this very block (then one frame is admitted over the budget: DESIGN §5). Frames a redo delivers
+        again (already handed on) are skipped."""
         size = frame.nbytes
         with self._cond:
             slot = self._slots[number]
             last = slot.last_main if frame.stream == "main" else slot.last_aux
             if frame.index <= last:
                 return
-            if slot.block.open_end and frame.stream == "main" and not self._in_window(frame.pts):
-                return
             while (
                 self._failure is None
                 and not self._stopping
-                and number != self._current
                 and self._buffered + size > self.budget_bytes
+                and not (number == self._current and self._waiting)
             ):
                 self._cond.wait()
             if self._failure is not None or self._stopping:
                 raise _Stopped()
+            if self._buffered + size > self.budget_bytes:
+                self._waiting = False  # the consumer has its frame: the next one waits for the budget again
+                self._over_budget_frames += 1
+                self._over_budget_peak = max(self._over_budget_peak, self._buffered + size - self.budget_bytes)
             slot.frames.append(frame)
             if frame.stream == "main":
                 slot.last_main = frame.index
@@ -485,6 +490,8 @@ class ShardedSource:
                 "peak_buffered_mb": round(self._peak / _MB, 3),
                 "peak_buffered_bytes": self._peak,
                 "peak_ahead_bytes": self._peak_ahead,
+                "over_budget_frames": self._over_budget_frames,
+                "over_budget_peak_bytes": self._over_budget_peak,
                 "gaps": {
                     "material": sum(r["material_gaps"] for r in records),
                     "damaged": sum(r["damaged"] for r in records),
@@ -492,7 +499,8 @@ class ShardedSource:
                     "stretches": self._stretches(gap_frames),
                 },
                 "probe_unknown": sum(r["probe_unknown"] for r in records),
-                "plan_error": self._plan_error,
+                "plan_error": "; ".join(self._scan_failures) or None,
+                "scan_attempts": len(self._scan_failures) + 1 if self._t0 else 0,
                 "redone_blocks": [r["number"] for r in records if r["redone"]],
                 "frames_indexed": len(self.index),
                 "index_complete": self.index.complete,
@@ -522,3 +530,8 @@ class ShardedSource:
 
 class _Stopped(Exception):
     """A lane stopped because the source is failing or closing (not an error of its own)."""
+
+
+class SourceClosed(DecodeError):
+    """The consumer asked for a frame of a source closed before the end (``close()`` from another thread):
+    raised, never a quiet end of the stream."""

@@ -3,7 +3,8 @@
 Every final file is written atomically: into a temporary file in the same folder, fsynced, then renamed over
 the final path (``os.replace``), so a reader sees the old file or the complete new one, never half of one, and a
 failure (disk full, Ctrl-C) leaves no temporary file behind. The JSONL stream is written to ``<path>.part`` as
-frames come and renamed to ``<path>`` only when the run completed.
+frames come and renamed to ``<path>`` only when the run completed. The final files of a run are replaced together
+(:func:`atomic_write_texts`, the finished ``.part`` among them): none before every new one is written.
 
 **Time rounding.** Cue times are exact fractions of a second; subtitle formats count whole milliseconds (SRT,
 VTT) or centiseconds (ASS). Times are rounded *down* (floored) to that unit. Players and libass show a cue on a
@@ -66,10 +67,12 @@ def atomic_write_text(path: PathLike, text: str) -> None:
     atomic_write_texts({path: text})
 
 
-def atomic_write_texts(files: dict[PathLike, str]) -> None:
+def atomic_write_texts(files: Mapping[PathLike, str], *, ready: Mapping[PathLike, PathLike] | None = None) -> None:
     """Replace several files atomically as one step as far as a file system allows: every text is written to a
-    temp file beside its target and fsynced first, and only then are they renamed over their targets. A failure
-    while writing (disk full) removes the temp files and leaves every target untouched (:class:`OutputError`)."""
+    temp file beside its target and fsynced first, and only then are they renamed over their targets, together
+    with the ``ready`` files (``{written file: target}``: complete and fsynced already, as a finished JSONL
+    ``.part``). A failure while writing (disk full) removes the temp files, keeps the ready files where they are
+    and leaves every target untouched (:class:`OutputError`)."""
     temps: list[tuple[str, Path]] = []
     try:
         for path, text in files.items():
@@ -82,7 +85,7 @@ def atomic_write_texts(files: dict[PathLike, str]) -> None:
                     out.write(text)
                     out.flush()
                     os.fsync(out.fileno())
-        for tmp, target in temps:
+        for tmp, target in [*temps, *((os.fspath(f), Path(t)) for f, t in (ready or {}).items())]:
             with writing(target):
                 os.replace(tmp, target)
     except BaseException:
@@ -91,20 +94,26 @@ def atomic_write_texts(files: dict[PathLike, str]) -> None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
         raise
-    for folder in {target.parent for _, target in temps}:
+    for folder in {target.parent for _, target in temps} | {Path(t).parent for t in (ready or {}).values()}:
         _fsync_dir(folder)
 
 
-def write_subtitles(cues: Sequence[Cue], paths: Mapping[str, PathLike], width: int, height: int) -> None:
-    """The subtitle and text outputs among ``paths`` (format -> path: srt, vtt, ass, txt; others are ignored),
-    replaced as one step: a write that fails (disk full) leaves every earlier final file as it was."""
+def subtitle_texts(cues: Sequence[Cue], paths: Mapping[str, PathLike], width: int, height: int) -> dict[PathLike, str]:
+    """The subtitle and text outputs among ``paths`` (format -> path: srt, vtt, ass, txt; others are ignored): path
+    -> its text, for :func:`atomic_write_texts`."""
     texts = {
         "srt": lambda: srt_text(cues),
         "vtt": lambda: vtt_text(cues),
         "ass": lambda: ass_text(cues, width, height),
         "txt": lambda: txt_text(cues),
     }
-    atomic_write_texts({paths[f]: texts[f]() for f in texts if f in paths})
+    return {paths[f]: texts[f]() for f in texts if f in paths}
+
+
+def write_subtitles(cues: Sequence[Cue], paths: Mapping[str, PathLike], width: int, height: int) -> None:
+    """The outputs of :func:`subtitle_texts`, replaced as one step: a write that fails (disk full) leaves every
+    earlier final file as it was."""
+    atomic_write_texts(subtitle_texts(cues, paths, width, height))
 
 
 def _umask() -> int:
@@ -285,6 +294,11 @@ def frame_record(frame: FrameText) -> dict[str, Any]:
     }
 
 
+def jsonl_text(frames: Iterable[FrameText]) -> str:
+    """The per-frame JSONL of ``frames`` as one text (the lines :class:`JsonlWriter` streams)."""
+    return "".join(json.dumps(frame_record(frame), ensure_ascii=False) + "\n" for frame in frames)
+
+
 def part_path(path: PathLike) -> Path:
     """Where :class:`JsonlWriter` streams ``path`` until the run is complete: ``<path>.part``."""
     path = Path(path)
@@ -295,7 +309,9 @@ class JsonlWriter:
     """Streams per-frame OCR results as JSON lines into ``<path>.part``, flushed after every frame (a user can
     follow it while the video is still read). ``close(complete=True)`` fsyncs and renames it to ``path``;
     ``close(complete=False)`` leaves the data in ``<path>.part`` and ``path`` untouched, so nothing partial is
-    ever found under the final name. Usable as a context manager (complete when no exception escaped)."""
+    ever found under the final name. :meth:`finish` fsyncs and closes it without the rename, for a caller that
+    replaces it together with other files (:func:`atomic_write_texts` ``ready``). Usable as a context manager
+    (complete when no exception escaped)."""
 
     def __init__(self, path: PathLike, *, resume_at: int | None = None) -> None:
         """``resume_at``: continue the ``.part`` file of a stopped run, cut to that many bytes (the lines of the
@@ -324,31 +340,37 @@ class JsonlWriter:
         if self._out is None:
             raise ValueError(f"{self.path}: write() after close()")
         with writing(self.part_path):
-            self._out.write(json.dumps(frame_record(frame), ensure_ascii=False) + "\n")
+            self._out.write(jsonl_text([frame]))
             self._out.flush()
         self.count += 1
 
-    def close(self, complete: bool) -> None:
-        """Finish the stream; idempotent. See the class docstring for what ``complete`` decides."""
-        if self._out is None:
-            return
-        out, self._out = self._out, None
-        try:
+    def finish(self) -> Path:
+        """Flush, fsync and close the ``.part`` file, which stays under that name; returns its path. Idempotent;
+        :class:`OutputError` when what was written cannot be made durable."""
+        if self._out is not None:
+            out, self._out = self._out, None
             with writing(self.part_path):
                 try:
                     out.flush()
                     os.fsync(out.fileno())
                 finally:
                     out.close()
-        except OutputError:
-            if complete:
-                raise
+        return self.part_path
+
+    def close(self, complete: bool) -> None:
+        """Finish the stream; idempotent. See the class docstring for what ``complete`` decides."""
+        if not complete:
             # An unfinished stream keeps what reached the disk; the run's own error (often this same one) is
             # what gets reported, not a second failure to flush.
-        if complete:
-            with writing(self.path):
-                os.replace(self.part_path, self.path)
-            _fsync_dir(self.path.parent)
+            with contextlib.suppress(OutputError):
+                self.finish()
+            return
+        if self._out is None:
+            return
+        self.finish()
+        with writing(self.path):
+            os.replace(self.part_path, self.path)
+        _fsync_dir(self.path.parent)
 
     def __enter__(self) -> JsonlWriter:
         return self
@@ -369,10 +391,15 @@ def _json_default(value: object) -> Any:
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
 
+def json_text(data: Any) -> str:
+    """``data`` as indented JSON. Fractions become float seconds, paths strings, dataclasses dicts, sets sorted
+    lists."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n"
+
+
 def write_json(path: PathLike, data: Any) -> None:
-    """``data`` as indented UTF-8 JSON, atomically. Fractions become float seconds, paths strings, dataclasses
-    dicts, sets sorted lists."""
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n")
+    """``data`` as indented UTF-8 JSON (:func:`json_text`), atomically."""
+    atomic_write_text(path, json_text(data))
 
 
 class SrtEntry(NamedTuple):
@@ -437,9 +464,12 @@ __all__ = [
     "format_srt_time",
     "format_vtt_time",
     "frame_record",
+    "json_text",
+    "jsonl_text",
     "parse_srt",
     "read_srt",
     "srt_text",
+    "subtitle_texts",
     "txt_text",
     "vtt_text",
     "write_ass",

@@ -11,16 +11,13 @@ from fractions import Fraction
 class Block:
     """Frames ``[lo, hi)`` decoded by one lane, starting at keyframe index ``seek`` (``seek <= lo``).
 
-    ``seek == 0`` means decoding from the start of the file, without a seek. An ``open_end`` block (planned
-    after the packet scan failed part way) runs to the end of the file: ``hi`` is only where the index
-    known so far ends, and the lane identifies the frames after it by counting.
+    ``seek == 0`` means decoding from the start of the file, without a seek.
     """
 
     number: int
     lo: int
     hi: int
     seek: int
-    open_end: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.lo < self.hi:

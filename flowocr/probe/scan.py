@@ -5,7 +5,7 @@ This is where frame identity comes from (see :mod:`flowocr.probe.index`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 
 from flowocr import ffmpeg
@@ -46,34 +46,48 @@ class PacketScan:
     """A running ffprobe packet scan; iterate it for packets in decode order, as ffprobe prints them.
 
     After iteration ends, :attr:`truncated` tells whether ffprobe reported that the file stops early.
-    ``close()`` stops ffprobe at any time.
+    ``close()`` stops ffprobe at any time; iteration then ends early and :attr:`stopped` is True.
     """
 
     def __init__(self, info: VideoInfo) -> None:
         self.info = info
         self.truncated = False
         self.count = 0
+        self._closed = False
+        self._finished = False
         self._proc = ffmpeg.Process(
             ffmpeg.packet_scan_argv(info.path, info.stream_index), what=f"ffprobe packet scan of {info.path}"
         )
 
     def __iter__(self) -> Iterator[Packet]:
         try:
-            for raw in self._proc.stdout:
-                packet = parse_packet_line(raw.decode("ascii", "replace"))
-                if packet is not None:
-                    self.count += 1
-                    yield packet
+            try:
+                for raw in self._proc.stdout:
+                    packet = parse_packet_line(raw.decode("ascii", "replace"))
+                    if packet is not None:
+                        self.count += 1
+                        yield packet
+            except (OSError, ValueError):
+                if self.stopped:
+                    return  # its pipe was closed under the reader by close()
+                raise
             rc = self._proc.wait()
             if rc != 0 and not self._proc.stopped_by_us:
                 raise self._proc.failure(rc)
             tail = self._proc.stderr_tail()
             self.truncated = any(mark in tail for mark in _TRUNCATION_MARKS)
+            self._finished = not self._closed
         finally:
             self._proc.stop()
 
     def close(self) -> None:
+        self._closed = True
         self._proc.stop()
+
+    @property
+    def stopped(self) -> bool:
+        """``close()`` came before the whole output was read: the packets read are not the whole stream."""
+        return self._closed and not self._finished
 
     def stderr_tail(self) -> str:
         return self._proc.stderr_tail()
@@ -104,12 +118,15 @@ def scan_index(info: VideoInfo) -> FrameIndex:
         raise NotAVideo(f"{info.path}: unusable frame timestamps ({exc}); try remuxing it") from exc
 
 
-def source_frames(info: VideoInfo, index: FrameIndex, lo: int, hi: int) -> set[int] | None:
+def source_frames(
+    info: VideoInfo, index: FrameIndex, lo: int, hi: int, *, started: Callable[[ffmpeg.Process], None] | None = None
+) -> set[int] | None:
     """Pts of the frames the source really yields when decoded, for frames ``[lo, hi)`` of the index.
 
     This asks ffprobe to decode the stretch (from the keyframe before it), independently of any lane. A
     frame of the index that is not in the result is absent from the material itself (a skip packet, a
-    damaged picture). Returns None when the source cannot be probed.
+    damaged picture). Returns None when the source cannot be probed. ``started`` gets the ffprobe process as
+    soon as it runs, so that its owner can stop it from another thread (a stopped check returns None).
     """
     from flowocr.probe.index import keyframe_at_or_before
 
@@ -120,6 +137,8 @@ def source_frames(info: VideoInfo, index: FrameIndex, lo: int, hi: int) -> set[i
         ffmpeg.decoded_frames_argv(info.path, info.stream_index, start, end),
         what=f"ffprobe frame check of {info.path}",
     )
+    if started is not None:
+        started(proc)
     found: set[int] = set()
     try:
         for raw in proc.stdout:

@@ -107,7 +107,7 @@ def stack(window: Sequence[FrameChange]) -> np.ndarray:
     """The window's cells as one (frames, planes, rows, cols) int32 array. Frames whose grid differs from the last
     frame's (the aux size changed) count as empty."""
     if not window:
-        return np.zeros((0, 4, 0, 0), np.int32)
+        return np.zeros((0, PLANES, 0, 0), np.int32)
     last = window[-1]
     empty = np.zeros_like(last.grid())
     planes = [c.grid() if (c.rows, c.cols) == (last.rows, last.cols) else empty for c in window]
@@ -130,12 +130,10 @@ def excess(window: Sequence[FrameChange]) -> np.ndarray:
 @dataclass(frozen=True)
 class Event:
     """A frame where the text changed: the step of its band's stable edges (aux pixels), where it lies (the cells of
-    that band that stepped), and the stroke pixels that appeared and vanished there on that frame (aux size).
-    ``band`` is kept for the log (1.0)."""
+    that band that stepped), and the stroke pixels that appeared and vanished there on that frame (aux size)."""
 
     index: int
     strength: float
-    band: float
     cells: np.ndarray  # rows x cols boolean
     appeared: int
     vanished: int
@@ -165,7 +163,7 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
     stable = grids[:, STABLE]
     n = len(frames)
     band_scores: list[np.ndarray | None] = [None] * n
-    band_levels: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * n
+    band_levels: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n  # before and after, per band
     cells: list[np.ndarray | None] = [None] * n
     for k in range(n):
         pre, post = stable[max(0, k - STEP_FRAMES) : k], stable[k + 1 : k + 1 + STEP_FRAMES]
@@ -175,7 +173,7 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
         b, a, c = np.median(pre, axis=0), np.median(post, axis=0), stable[k]
         rb, ra, rc = (_bands(x.sum(axis=1)) for x in (b, a, c))
         band_score = np.maximum(np.abs(ra - rb), np.minimum(ra, rb) - rc)  # a step up or down, or a dip
-        band_scores[k], band_levels[k] = band_score, (rb, ra, np.minimum(ra, rb) - rc)
+        band_scores[k], band_levels[k] = band_score, (rb, ra)
         cells[k] = np.maximum(np.abs(a - b), np.minimum(a, b) - c)
     first, last = len(before), len(before) + len(window)
     nb = max((len(b) for b in band_scores if b is not None), default=0)
@@ -184,7 +182,6 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
         if b is not None:
             grid[k, : len(b)] = b
     out: list[Event] = []
-    candidates = []
     r = STEP_FRAMES - 1
     # A band over a moving picture steps a little on most frames: a text event must stand out of that, NOISE_TIMES
     # its typical step (the median over the frames here), as well as be STEP_MIN.
@@ -199,11 +196,9 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
         # line vanishing at the bottom while a sign appears at the top).
         near = grid[max(0, k - r) : k + 1 + r, max(0, j - BAND_ROWS + 1) : j + BAND_ROWS]
         kk, jj = k - max(0, k - r), j - max(0, j - BAND_ROWS + 1)
-        ahead = near.copy()
-        ahead[kk:, :] = -1  # earlier frames: strictly stronger wins
-        if (ahead >= score).any():
+        if (near[:kk] >= score).any() or (near[kk + 1 :] > score).any():  # earlier frames win ties, later ones don't
             continue
-        if (near[kk + 1 :, :] > score).any() or (near[kk, :jj] >= score).any() or (near[kk, jj + 1 :] > score).any():
+        if (near[kk, :jj] >= score).any() or (near[kk, jj + 1 :] > score).any():  # so do the bands above
             continue
         rows = _rows_of(cells[k], j, shape[0])
         mask = (cells[k] >= STEP_CELL) & rows[:, None]
@@ -218,14 +213,12 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
             hi += 1
         moved = (grids[lo : hi + 1, DIFF] * (mask if mask.any() else rows[:, None])).sum(axis=(1, 2))
         at = lo + int(np.argmax(moved))
-        rb, ra, _ = band_levels[k]
-        dip = min(rb[j], ra[j]) - _bands(stable[at].sum(axis=1))[j]  # on the frame of the change itself
-        candidates.append((at, rows, int(j), float(score), float(rb[j]), float(ra[j]), float(dip), mask))
-    for at, _rows, _band, score, before_level, after_level, dip, mask in candidates:
         if not first <= at < last:
-            continue
-        out.append(Event(frames[at].index, score, 1.0, mask, int(grids[at, APPEARED][mask].sum()),
-                         int(grids[at, VANISHED][mask].sum()), before_level, after_level, dip))  # fmt: skip
+            continue  # an event of the context: its own window reports it
+        rb, ra = band_levels[k]
+        dip = min(rb[j], ra[j]) - _bands(stable[at].sum(axis=1))[j]  # on the frame of the change itself
+        out.append(Event(frames[at].index, float(score), mask, int(grids[at, APPEARED][mask].sum()),
+                         int(grids[at, VANISHED][mask].sum()), float(rb[j]), float(ra[j]), float(dip)))  # fmt: skip
     out.sort(key=lambda e: e.index)
     return out
 

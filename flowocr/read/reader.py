@@ -232,7 +232,8 @@ class ChangeReader:
                 lines = tools.ocr(extra.image, self.ref, rows=self.cells.rows(a.cells, grow=1), lines=spans,
                                   slop=self.cells.cell_height)  # fmt: skip
                 out.append(self._fed(mid, tools.index.pts_of(mid), lines, False, "between"))
-        peaks = [[e.index, round(e.strength), round(e.band, 2), e.appeared, e.vanished] for e in found]
+        peaks = [[e.index, round(e.strength), e.appeared, e.vanished, round(e.level_before), round(e.level_after)]
+                 for e in found]  # fmt: skip
         previous_map = self.previous_map if previous != self.ref_index else None
         evidence = measure(now, self.ref, self.last_lines, tools.origin, previous_map)
         self.previous_map = now
