@@ -10,6 +10,7 @@ frame that cannot be written for that long).
 from __future__ import annotations
 
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -59,6 +60,11 @@ class Detector:
         self.many = many
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)  # fmt: skip
+        # A detector that starts but never listens must not hang the run: its first line has _START_TIMEOUT_S.
+        ready, _, _ = select.select([self.proc.stdout], [], [], _START_TIMEOUT_S)
+        if not ready:
+            self.stop()
+            raise AuxError(f"the change detector did not start: it printed no address in {_START_TIMEOUT_S} s")
         line = self.proc.stdout.readline().strip()
         if not line.startswith("listening on "):
             err = self.proc.stderr.read().strip().splitlines()
