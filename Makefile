@@ -13,7 +13,7 @@ demo: deps
 
 test: deps
 	$(BIN)/ruff check flowocr tests scripts
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile
 
 lint: deps
 	$(BIN)/ruff check flowocr tests scripts
