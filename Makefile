@@ -13,7 +13,7 @@ demo: deps
 
 test: deps
 	$(BIN)/ruff check flowocr tests scripts
-	$(BIN)/python -m pytest -q -n 3 --dist loadfile
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder
 
 lint: deps
 	$(BIN)/ruff check flowocr tests scripts

@@ -183,7 +183,8 @@ def encode_testsrc(path: Path, *, size: str, seconds: float, gop: int) -> Path:
 
 
 #: Test files by their running time in `make test` (seconds on the 2-core machine, fresh clone, Dec 2026), longest
-#: first. ``--dist loadfile`` hands whole files to the two workers in collection order; taking the long ones first
+#: first. ``--dist loadfile --no-loadscope-reorder`` (the Makefile) hands whole files to the workers in collection
+#: order (without the flag, xdist puts the files with the most tests first); taking the long ones first
 #: (longest processing time first) keeps one worker from starting a 200 s file when the other is nearly done: the
 #: suite took 15-16.5 min in alphabetical order, with one worker idle for minutes at the end.
 LONGEST_FIRST = ("test_corpus_slice.py", "test_cluster.py", "test_run.py", "test_reliability.py", "test_reference.py",
