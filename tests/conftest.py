@@ -173,6 +173,22 @@ def processes_marked(mark: str) -> list[str]:
     return found
 
 
+def lanes(n: int, kind: str = "sw"):
+    """``n`` decoder lanes of one kind, named sw0, sw1, ..."""
+    from flowocr.decode.sharded import LaneSpec
+
+    return [LaneSpec(f"{kind}{i}", kind=kind) for i in range(n)]
+
+
+def digest(frames) -> list[tuple[str, int, int, str]]:
+    """Each stream's frames in delivery order (aux, then main), with an md5 of each picture: how the two streams
+    interleave is not specified."""
+    import hashlib
+
+    rows = [(f.stream, f.index, f.pts, hashlib.md5(f.image.tobytes()).hexdigest()) for f in frames]
+    return sorted(rows, key=lambda row: row[0])
+
+
 def encode_testsrc(path: Path, *, size: str, seconds: float, gop: int) -> Path:
     """``seconds`` of ffmpeg's testsrc2 (moving, with changing text) at ``size`` and 25 fps, H.264 ultrafast,
     a keyframe every ``gop`` frames."""

@@ -5,7 +5,6 @@ one), frames an ffmpeg is told not to output, close() from another thread, a det
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -18,26 +17,17 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, child_processes, encode_testsrc, run_cli
+from conftest import FIXTURES, child_processes, digest, encode_testsrc, lanes, run_cli
 from test_reliability import _corrupt, one_error_line
 
 from flowocr import ffmpeg
 from flowocr.decode import AuxSpec
 from flowocr.decode.lane import BlockDecoder, decode_all
-from flowocr.decode.sharded import Faults, LaneSpec, ShardedSource, ShardOptions, SourceClosed
+from flowocr.decode.sharded import Faults, ShardedSource, ShardOptions, SourceClosed
 from flowocr.errors import DecodeError
 from flowocr.plan import Block, check_tiling
 from flowocr.probe import probe, sample_grid, scan_index
 from flowocr.probe.scan import source_frames
-
-
-def _lanes(n: int, kind: str = "sw") -> list[LaneSpec]:
-    return [LaneSpec(f"{kind}{i}", kind=kind) for i in range(n)]
-
-
-def _digest(frames) -> list[tuple[str, int, int, str]]:
-    rows = [(f.stream, f.index, f.pts, hashlib.md5(f.image.tobytes()).hexdigest()) for f in frames]
-    return sorted(rows, key=lambda row: row[0])
 
 
 def _failing_ffprobe(folder: Path, *, packets: int, every_time: bool) -> dict[str, str]:
@@ -109,7 +99,7 @@ def test_a_frame_dropped_after_a_scan_failure_is_an_error_as_anywhere_else():
     blocks = [lo for lo in index.keyframes if lo <= victim]
     faults = Faults(scan_fail_after=len(index) // 3, drop={len(blocks) - 1: (victim,)})
     with pytest.raises(DecodeError, match="not delivered"):
-        list(ShardedSource(info, _lanes(2), options, faults=faults))
+        list(ShardedSource(info, lanes(2), options, faults=faults))
     assert ffmpeg.live_processes() == []
 
 
@@ -124,7 +114,7 @@ def test_the_planner_breaking_its_tiling_is_an_error_never_a_plan_error(monkeypa
 
     monkeypatch.setattr(sharded, "check_tiling", overlapping)
     info = probe(str(FIXTURES / "demo.mp4"))
-    source = ShardedSource(info, _lanes(2), ShardOptions(block_sec=Fraction(1)))
+    source = ShardedSource(info, lanes(2), ShardOptions(block_sec=Fraction(1)))
     with pytest.raises(DecodeError, match="does not tile"):
         list(source)
     assert source.report()["plan_error"] is None
@@ -136,11 +126,11 @@ def test_the_planner_breaking_its_tiling_is_an_error_never_a_plan_error(monkeypa
 def test_close_from_another_thread_never_hangs_the_consumer_nor_ends_it_quietly():
     info = probe(str(FIXTURES / "h264_bframes_2997.mp4"))
     index = scan_index(info)
-    want = _digest(decode_all(info, index, sample_grid(index, Fraction(2)), aux=AuxSpec(scale=0.2)))
+    want = digest(decode_all(info, index, sample_grid(index, Fraction(2)), aux=AuxSpec(scale=0.2)))
     rnd = random.Random(11)
     outcomes = {"closed": 0, "complete": 0}
     for n in range(12):
-        source = ShardedSource(info, _lanes(rnd.randint(1, 3)), ShardOptions(
+        source = ShardedSource(info, lanes(rnd.randint(1, 3)), ShardOptions(
             block_sec=Fraction(rnd.choice([1, 2, 4]), 4), first_block_sec=Fraction(0), aux=AuxSpec(scale=0.2),
             budget_mb=rnd.choice([0.0, 0.1, 64.0])))  # fmt: skip
         got: list = []
@@ -165,7 +155,7 @@ def test_close_from_another_thread_never_hangs_the_consumer_nor_ends_it_quietly(
             assert isinstance(error[0], SourceClosed), f"iteration {n}: {error[0]!r}"
             outcomes["closed"] += 1
         else:
-            assert _digest(got) == want, f"iteration {n}: ended quietly with frames missing"
+            assert digest(got) == want, f"iteration {n}: ended quietly with frames missing"
             outcomes["complete"] += 1
     assert outcomes["closed"] >= 3, outcomes
 
@@ -184,7 +174,7 @@ def test_close_stops_the_tail_checks_ffprobe_too(long_1080p):
     info = probe(str(long_1080p))
     index = scan_index(info)
     grid = sample_grid(index, Fraction(1))
-    source = ShardedSource(info, _lanes(1), ShardOptions(fps=Fraction(1), block_sec=Fraction(20)),
+    source = ShardedSource(info, lanes(1), ShardOptions(fps=Fraction(1), block_sec=Fraction(20)),
                            faults=Faults(drop={0: (grid[-1],)}))  # fmt: skip
     worker = threading.Thread(target=_drain, args=(source,), daemon=True)
     worker.start()
@@ -254,7 +244,7 @@ def test_a_frame_a_sw_lane_lost_in_a_block_with_decoding_errors_is_an_error_not_
     present = source_frames(info, index, 0, len(index))
     # The last grid frame of the file: after the damaged stretch, in the same (only) block, decoded by both.
     victim = max(i for i in grid if index.pts_of(i) in present)
-    source = ShardedSource(info, _lanes(1), ShardOptions(fps=Fraction(25), block_sec=Fraction(60)),
+    source = ShardedSource(info, lanes(1), ShardOptions(fps=Fraction(25), block_sec=Fraction(60)),
                            faults=Faults(drop={0: (victim,)}))  # fmt: skip
     with pytest.raises(DecodeError, match="not delivered"):
         list(source)

@@ -8,7 +8,6 @@ detector killed or closing its socket (test_aux.py).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -28,6 +27,7 @@ from conftest import (
     FIXTURES,
     SHARED_VIDEOS,
     child_processes,
+    digest,
     encode_testsrc,
     marked_env,
     needs_shared,
@@ -437,11 +437,6 @@ def test_a_batch_of_50_short_videos_with_3_lanes_and_a_small_budget_completes_wi
 STRESS_VIDEOS = ("h264_bframes_2997.mp4", "hevc_opengop.mkv", "vp9_60.webm", "av1.mkv", "vfr.mkv", "start_offset.mkv")
 
 
-def _digest(frames) -> list[tuple[str, int, int, str]]:
-    rows = [(f.stream, f.index, f.pts, hashlib.md5(f.image.tobytes()).hexdigest()) for f in frames]
-    return sorted(rows, key=lambda row: row[0])  # each stream in delivery order
-
-
 class _Killer(threading.Thread):
     """After ``delay`` s, SIGKILLs one running ffmpeg of ``source`` (for real); remembers which."""
 
@@ -494,7 +489,7 @@ def test_stress_random_faults_are_always_reported_and_a_lost_frame_never_passes_
         aux = AuxSpec(scale=0.2) if rnd.random() < 0.5 else None
         if (name, aux is not None) not in references:
             index = scan_index(info)
-            references[(name, aux is not None)] = _digest(decode_all(info, index, sample_grid(index, fps), aux=aux))
+            references[(name, aux is not None)] = digest(decode_all(info, index, sample_grid(index, fps), aux=aux))
         want = references[(name, aux is not None)]
         kinds = [rnd.choice(["sw", "sw", "hw"]) for _ in range(rnd.randint(1, 4))]
         lanes = [LaneSpec(f"{kind}{i}", kind=kind) for i, kind in enumerate(kinds)]
@@ -568,7 +563,7 @@ def test_stress_random_faults_are_always_reported_and_a_lost_frame_never_passes_
             # Complete only when nothing was lost: every grid (and aux) frame exactly once, in order, exact pixels.
             owed = killer is not None and killer.owed(report)
             assert not owed and not dropped_by_sw, f"{what}: a fault went unreported"
-            assert _digest(got) == want, what
+            assert digest(got) == want, what
             assert report["gaps"]["material"] == 0 and report["gaps"]["damaged"] == 0, what
             assert sorted(report["redone_blocks"]) == sorted(drop), what  # a hw lane's loss: decoded again
             assert report["scan_attempts"] == (1 if scan_kill is None else 2), what  # a killed scan: run again

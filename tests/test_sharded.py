@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import signal
@@ -19,9 +18,11 @@ from conftest import (
     FAILS_CLEANLY,
     FIXTURES,
     child_processes,
+    digest,
     encode_testsrc,
     ffmpeg_framemd5,
     fixture_videos,
+    lanes,
     needs_shared,
     reference_grid,
     run_cli,
@@ -31,19 +32,9 @@ from conftest import (
 from flowocr import ffmpeg
 from flowocr.decode import AuxSpec
 from flowocr.decode.lane import decode_all
-from flowocr.decode.sharded import Faults, LaneSpec, ShardedSource, ShardOptions
+from flowocr.decode.sharded import Faults, ShardedSource, ShardOptions
 from flowocr.errors import DecodeError, ProcessFailed
 from flowocr.probe import probe, sample_grid, scan_index
-
-
-def lanes(n: int, kind: str = "sw") -> list[LaneSpec]:
-    return [LaneSpec(f"{kind}{i}", kind=kind) for i in range(n)]
-
-
-def digest(frames) -> list[tuple[str, int, int, str]]:
-    """Each stream's frames in delivery order (aux, then main): how the two interleave is not specified."""
-    rows = [(f.stream, f.index, f.pts, hashlib.md5(f.image.tobytes()).hexdigest()) for f in frames]
-    return sorted(rows, key=lambda row: row[0])
 
 
 def single_lane(video: Path, aux: AuxSpec | None = None):
