@@ -428,7 +428,7 @@ class VideoRun:
         detector saw text change that are ``slop`` tall (frame pixels) are read (:func:`flowocr.ocr.area.read_bands`),
         in one engine call; without one, and with ``--whole-area``, the whole area.
         """
-        from flowocr.ocr.area import crop, read_bands, result_to_frame
+        from flowocr.ocr.area import read_bands, read_frame
         from flowocr.ocr.types import plausible
 
         rect, info = self.area, self.info
@@ -437,11 +437,7 @@ class VideoRun:
             bands = [rect]
         else:
             bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
-        if bands == [rect] and rect.is_full(info.display_width, info.display_height):
-            lines = self.engine.recognize([image])[0].lines
-        else:
-            results = self.engine.recognize([crop(image, band) for band in bands])
-            lines = tuple(line for band, result in zip(bands, results) for line in result_to_frame(result, band).lines)
+        lines = read_frame(self.engine, image, rect, bands)
         self.stats.ocr_s += time.monotonic() - t
         self.stats.ocr_calls += 1
         return tuple(line for line in lines if plausible(line))

@@ -50,7 +50,7 @@ class VideoCache:
         self.index = scan_index(self.info)
         self.grid = list(sample_grid(self.index, Fraction(2)))
         self.area = parse_area("full").rect(self.info.display_width, self.info.display_height)
-        self._ocr_path = self.dir / "ocr.pkl"
+        self._ocr_path = self.dir / "ocr-2.pkl"  # made again when the OCR stage reads differently
         self.ocr_results: dict = pickle.loads(self._ocr_path.read_bytes()) if self._ocr_path.exists() else {}
         self._dirty = False
         self._frames: dict[int, object] = {}
@@ -60,9 +60,10 @@ class VideoCache:
         from flowocr.aux.detector import detect
         from flowocr.aux.protocol import PLANES
         from flowocr.decode.lane import AuxSpec, decode_all, main_format_for
-        from flowocr.ocr.strokes import STROKE_WIDTH, frame_strokes
+        from flowocr.ocr.strokes import MIN_SCALE, STROKE_WIDTH, frame_strokes
 
-        path = self.dir / f"evidence-{PLANES}.pkl"  # made again when the detector's cells change
+        # made again when the detector's cells or the stroke maps' size change
+        path = self.dir / f"evidence-{PLANES}-{STROKE_WIDTH}-{MIN_SCALE:.3f}.pkl"
         if path.exists():
             self.changes, self.strokes, self.aux_size = pickle.loads(path.read_bytes())
             return
@@ -121,7 +122,7 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     """The cues of one video, read over the cache by the real reader and builder, and the OCR calls made."""
     from flowocr.cues.builder import CueBuilder
     from flowocr.cues.model import FrameText
-    from flowocr.ocr.area import crop, read_bands, result_to_frame
+    from flowocr.ocr.area import read_bands, read_frame
     from flowocr.ocr.engine import get_engine
     from flowocr.ocr.strokes import frame_strokes
     from flowocr.ocr.types import plausible
@@ -144,11 +145,7 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
         calls[0] += 1
         key = (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands))
         if key not in cache.ocr_results:
-            image = cache.frame(frame.index).image
-            results = get_engine().recognize([crop(image, band) for band in bands])
-            cache.ocr_results[key] = tuple(
-                line for band, result in zip(bands, results) for line in result_to_frame(result, band).lines
-            )
+            cache.ocr_results[key] = read_frame(get_engine(), cache.frame(frame.index).image, rect, bands)
             cache._dirty = True
         return tuple(line for line in cache.ocr_results[key] if plausible(line))
 

@@ -284,3 +284,48 @@ def test_our_model_loading_reads_exactly_as_rapidocrs_own_components(engine, dem
     ours = engine.run(images).results
     assert any(result.lines for result in ours)
     assert theirs.run(images).results == ours
+
+
+def busy_frame(tmp_path, text: str) -> np.ndarray:
+    """A 1920x1080 frame of a cellular texture (10 px cells, dark greens) with ``text`` burned in by libass at the
+    bottom, 52 px, white with a black outline: the corpus's kind of picture over which PP-OCR's detector, fed the
+    band scaled down to its input size, sees no text at all."""
+    srt = tmp_path / "line.srt"
+    srt.write_text(f"1\n00:00:00,000 --> 00:00:05,000\n{text}\n", encoding="utf-8")
+    # libass scales an SRT's styles from a 288-line script to the frame: 14 is 52 px at 1080p, 0.6 a 2 px outline
+    style = "FontName=Noto Sans CJK SC,FontSize=14,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000,Outline=0.6"
+    graph = (f"cellauto=s=192x108:r=1:rule=110:ratio=0.5:seed=3,scale=1920:1080:flags=neighbor,format=yuv420p,"
+             f"lutyuv=y=val*0.3+20:u=val*0.8+20:v=val*0.8+20,"
+             f"subtitles=filename={srt}:original_size=1920x1080:force_style='{style}'")  # fmt: skip
+    out = tmp_path / "busy.png"
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", graph, "-frames:v", "1", "-y", str(out)],
+                   check=True)  # fmt: skip
+    import cv2
+
+    return cv2.imread(str(out))
+
+
+def test_a_line_over_a_busy_texture_is_read_with_its_background_isolated(engine, tmp_path) -> None:
+    from flowocr.ocr.area import Rect, read_frame
+    from flowocr.ocr.strokes import isolate
+
+    text = "我花了整整十年才明白这个道理。"
+    frame = busy_frame(tmp_path, text)
+    full, band = Rect(0, 0, 1920, 1080), Rect(0, 900, 1920, 160)
+    assert [squash(line.text) for line in read_frame(engine, frame, full, [band])] == [text]
+    lines = read_frame(engine, frame, full, [full])  # the whole frame, boxes in frame pixels
+    assert [squash(line.text) for line in lines] == [text] and lines[0].bounds[1] > 800
+    # a band without strokes (the texture alone has none) gets no second read: nothing to isolate; and the band
+    # with the line, read as it is, gives nothing (what the second read is for)
+    assert isolate(frame[:300], frame_height=1080) is None and not engine.recognize([frame[900:1060]])[0].lines
+    assert read_frame(engine, frame, full, [Rect(0, 0, 1920, 300)]) == ()
+
+
+def test_stroke_maps_keep_a_third_of_a_wide_area_so_a_1080p_line_keeps_its_strokes(tmp_path) -> None:
+    from flowocr.ocr.strokes import map_size, map_width, strokes
+
+    assert [map_width(w) for w in (200, 640, 960, 1280, 1920, 3840)] == [200, 320, 320, 427, 640, 1280]
+    assert map_size(1920, 1080) == (640, 360, 1 / 3)
+    frame = busy_frame(tmp_path, "Zhang Wei and I were classmates.")
+    # the texture alone has no stroke pixels; the 52 px line has hundreds at a third of its size
+    assert strokes(frame[:800]).count == 0 and strokes(frame).count >= 150

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-STROKE_WIDTH = 320  # stroke maps are computed at this width (or less): cheap, and blurs away grain
+STROKE_WIDTH = 320  # stroke maps are computed at this width (or less): cheap, and blurs away grain ...
+MIN_SCALE = 1 / 3  # ... but never below this scale of the area, so that small text keeps its strokes
 BRIGHT, DARK = 180, 90  # a stroke pixel is at least BRIGHT with a 3x3 neighbour at most DARK (full-size levels)
 
 
@@ -29,9 +30,21 @@ class Strokes:
         return int(np.count_nonzero(self.mask))
 
 
+def map_width(width: int) -> int:
+    """The width of the stroke map of a text area ``width`` pixels wide: ``STROKE_WIDTH``, or ``MIN_SCALE`` of the
+    area where that is wider (a whole 1080p frame: 640), never wider than the area.
+
+    At 320 px a whole 1080p frame is shrunk six times: a 52 px line keeps about 20 stroke pixels (against 400 at
+    640 px), too few for the pixel test to see it come, change or go, and whole videos of such lines were missed
+    (dev corpus, seed 11: 8 of 8 and 7 of 9 cues on two 1080p videos). The change detector's aux stream stays at
+    ``STROKE_WIDTH`` (its per-frame cost; a wider one, measured, gave more text events over moving pictures,
+    more OCR calls and more phantoms, and 20 % more CPU on 1080p)."""
+    return min(width, max(STROKE_WIDTH, round(width * MIN_SCALE)))
+
+
 def map_size(width: int, height: int) -> tuple[int, int, float]:
     """The stroke map's width and height for a text area of ``width`` x ``height`` pixels, and the scale."""
-    scale = min(1.0, STROKE_WIDTH / width)
+    scale = min(1.0, map_width(width) / width)
     if scale >= 1.0:
         return width, height, 1.0
     return max(1, round(width * scale)), max(1, round(height * scale)), scale
@@ -45,7 +58,7 @@ def strokes(area_image: np.ndarray, *, bright: int = BRIGHT, dark: int = DARK) -
     map_w, map_h, scale = map_size(w, h)
     if scale < 1.0:
         grey = cv2.resize(grey, (map_w, map_h), interpolation=cv2.INTER_AREA)
-    return _stroke_map(grey, scale, bright, dark)
+    return stroke_map(grey, scale, bright, dark)
 
 
 def frame_strokes(frame, region: tuple[int, int, int, int]) -> Strokes:
@@ -53,10 +66,11 @@ def frame_strokes(frame, region: tuple[int, int, int, int]) -> Strokes:
     by :meth:`~flowocr.decode.lane.Frame.grey` itself (an I420 frame's luma is reduced before it is stretched
     to full range: a table lookup over the small map instead of the whole area)."""
     map_w, map_h, scale = map_size(region[2], region[3])
-    return _stroke_map(frame.grey(region, size=(map_w, map_h)), scale, BRIGHT, DARK)
+    return stroke_map(frame.grey(region, size=(map_w, map_h)), scale, BRIGHT, DARK)
 
 
-def _stroke_map(grey: np.ndarray, scale: float, bright: int, dark: int) -> Strokes:
+def stroke_map(grey: np.ndarray, scale: float, bright: int, dark: int) -> Strokes:
+    """The stroke map of a grey image already at map size (``scale``: from area pixels to these)."""
     kernel = np.ones((3, 3), np.uint8)
     return Strokes((grey >= bright) & (cv2.erode(grey, kernel) <= dark), scale)
 
@@ -71,3 +85,26 @@ def moved(now: Strokes, before: Strokes) -> tuple[np.ndarray, np.ndarray]:
     near_before = cv2.dilate(before.mask.astype(np.uint8), grow).astype(bool)
     near_now = cv2.dilate(now.mask.astype(np.uint8), grow).astype(bool)
     return now.mask & ~near_before, before.mask & ~near_now
+
+
+#: :func:`isolate`: a crop needs this many full-size stroke pixels to be worth a second read, ...
+ISOLATE_MIN_STROKES = 40
+#: ... and keeps the pixels within this share of the frame height of one (at least ``ISOLATE_MIN_REACH``): a
+#: glyph's inside and its outline (9 px at 1080p; a stroke pixel is a glyph's edge, bold 60 px text has 8 px strokes).
+ISOLATE_REACH = 1 / 120
+ISOLATE_MIN_REACH = 5
+
+
+def isolate(image: np.ndarray, *, frame_height: int) -> np.ndarray | None:
+    """``image`` (BGR) with every pixel farther than the reach from a full-size stroke pixel set to black: the text
+    with its outline, without the picture behind it. None when it holds fewer than ``ISOLATE_MIN_STROKES`` stroke
+    pixels (nothing text-like to isolate)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    mask = stroke_map(grey, 1.0, BRIGHT, DARK).mask
+    if np.count_nonzero(mask) < ISOLATE_MIN_STROKES:
+        return None
+    reach = max(ISOLATE_MIN_REACH, round(frame_height * ISOLATE_REACH))
+    near = cv2.dilate(mask.astype(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)).astype(bool)
+    out = np.zeros_like(image)
+    out[near] = image[near]
+    return out
