@@ -13,7 +13,7 @@ demo: deps
 
 test: deps
 	$(BIN)/ruff check flowocr tests scripts
-	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder --durations=25
 
 lint: deps
 	$(BIN)/ruff check flowocr tests scripts
