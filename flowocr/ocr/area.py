@@ -251,12 +251,12 @@ def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> 
     crops = [image] if list(bands) == [area] and area.is_full(width, height) else [crop(image, b) for b in bands]
     results = list(engine.recognize(crops))
     retry = [k for k, result in enumerate(results) if not result.lines]
-    isolated = [isolate(crops[k], frame_height=height) for k in retry]
-    again = [(k, im) for k, im in zip(retry, isolated) if im is not None]
+    again = [(k, found) for k in retry if (found := isolate(crops[k], frame_height=height)) is not None]
     if again:
-        for (k, _), result in zip(again, engine.recognize([im for _, im in again])):
-            results[k] = OcrResult(tuple(line for line in result.lines if line.score >= ISOLATED_MIN_SCORE
-                                         and len("".join(line.text.split())) >= ISOLATED_MIN_CHARS))  # fmt: skip
+        for (k, (_, top)), result in zip(again, engine.recognize([im for _, (im, _) in again])):
+            kept = [line for line in result.lines if line.score >= ISOLATED_MIN_SCORE
+                    and len("".join(line.text.split())) >= ISOLATED_MIN_CHARS]  # fmt: skip
+            results[k] = result_to_frame(OcrResult(tuple(kept)), Rect(0, top, width, max(1, height - top)))
     return tuple(line for band, result in zip(bands, results) for line in result_to_frame(result, band).lines)
 
 

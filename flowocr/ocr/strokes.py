@@ -93,18 +93,27 @@ ISOLATE_MIN_STROKES = 40
 #: glyph's inside and its outline (9 px at 1080p; a stroke pixel is a glyph's edge, bold 60 px text has 8 px strokes).
 ISOLATE_REACH = 1 / 120
 ISOLATE_MIN_REACH = 5
+#: ... over rows spanning at most this share of the frame's height.
+ISOLATE_MAX_SPAN = 0.3
 
 
-def isolate(image: np.ndarray, *, frame_height: int) -> np.ndarray | None:
-    """``image`` (BGR) with every pixel farther than the reach from a full-size stroke pixel set to black: the text
-    with its outline, without the picture behind it. None when it holds fewer than ``ISOLATE_MIN_STROKES`` stroke
-    pixels (nothing text-like to isolate)."""
+def isolate(image: np.ndarray, *, frame_height: int) -> tuple[np.ndarray, int] | None:
+    """``image`` (BGR) with every pixel farther than the reach from a full-size stroke pixel set to black, cut to the
+    rows that keep anything (and the first of those rows): the text with its outline, without the picture behind
+    it. None when it holds fewer than ``ISOLATE_MIN_STROKES`` stroke pixels (nothing text-like to isolate), or when
+    what it keeps spans more than ``ISOLATE_MAX_SPAN`` of the frame's height (strokes all over a picture are its
+    texture, not lines of text; and detecting on a whole frame again would cost as much as the first read)."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     mask = stroke_map(grey, 1.0, BRIGHT, DARK).mask
     if np.count_nonzero(mask) < ISOLATE_MIN_STROKES:
         return None
     reach = max(ISOLATE_MIN_REACH, round(frame_height * ISOLATE_REACH))
     near = cv2.dilate(mask.astype(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)).astype(bool)
-    out = np.zeros_like(image)
-    out[near] = image[near]
-    return out
+    rows = np.flatnonzero(near.any(axis=1))
+    top, bottom = int(rows[0]), int(rows[-1]) + 1
+    if bottom - top > ISOLATE_MAX_SPAN * frame_height:
+        return None
+    out = np.zeros((bottom - top, *image.shape[1:]), image.dtype)
+    keep = near[top:bottom]
+    out[keep] = image[top:bottom][keep]
+    return out, top
