@@ -319,6 +319,12 @@ def test_a_line_over_a_busy_texture_is_read_with_its_background_isolated(engine,
     # with the line, read as it is, gives nothing (what the second read is for)
     assert isolate(frame[:300], frame_height=1080) is None and not engine.recognize([frame[900:1060]])[0].lines
     assert read_frame(engine, frame, full, [Rect(0, 0, 1920, 300)]) == ()
+    # strokes over most of the frame's height are a picture's texture: no second read of the whole frame
+    spread = frame.copy()
+    spread[:160] = frame[900:1060]
+    assert isolate(spread, frame_height=1080) is None
+    kept, top = isolate(frame, frame_height=1080)
+    assert 900 < top < 1020 and kept.shape[0] < 160  # only the rows of the line are detected again
 
 
 def test_stroke_maps_keep_a_third_of_a_wide_area_so_a_1080p_line_keeps_its_strokes(tmp_path) -> None:

@@ -242,7 +242,8 @@ def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> 
     sees no text at all once the band is scaled down to its input size, even 50 px lines that the stroke map
     shows plainly; with the pixels far from any stroke set to black it finds them (measured: 16 lines of a
     1080p video over a cellular texture, none read before). Text whose strokes do not show (light on light)
-    gives the second read nothing to keep: it costs a detection only where the first found nothing. A line of the
+    gives the second read nothing to keep: it costs a detection, of the rows the strokes keep, only where the first
+    found nothing (none when strokes cover the picture: a texture, not lines). A line of the
     second read needs ``ISOLATED_MIN_CHARS`` characters and ``ISOLATED_MIN_SCORE`` (63 phantom cues of one
     letter on one dev video without them)."""
     from flowocr.ocr.strokes import isolate
