@@ -235,7 +235,7 @@ ISOLATED_MIN_SCORE = 0.9
 
 def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> tuple[TextLine, ...]:
     """OCR the ``bands`` of a full frame ``image`` in one engine call (the whole frame when the only band is the
-    whole frame); lines in frame pixels, in band order.
+    whole frame), and a second one for the bands read again below; lines in frame pixels, in band order.
 
     A band where the detector finds nothing but that holds strokes is read again with its background isolated
     (:func:`flowocr.ocr.strokes.isolate`): over a busy picture (a cellular texture, a fractal) PP-OCR's detector
@@ -254,10 +254,11 @@ def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> 
     retry = [k for k, result in enumerate(results) if not result.lines]
     again = [(k, found) for k in retry if (found := isolate(crops[k], frame_height=height)) is not None]
     if again:
-        for (k, (_, top)), result in zip(again, engine.recognize([im for _, (im, _) in again])):
+        for (k, (im, top)), result in zip(again, engine.recognize([im for _, (im, _) in again])):
             kept = [line for line in result.lines if line.score >= ISOLATED_MIN_SCORE
                     and len("".join(line.text.split())) >= ISOLATED_MIN_CHARS]  # fmt: skip
-            results[k] = result_to_frame(OcrResult(tuple(kept)), Rect(0, top, width, max(1, height - top)))
+            # the isolated image is the rows from ``top`` of the band's crop: its boxes moved back into the crop
+            results[k] = OcrResult(to_frame(kept, Rect(0, top, im.shape[1], im.shape[0])))
     return tuple(line for band, result in zip(bands, results) for line in result_to_frame(result, band).lines)
 
 

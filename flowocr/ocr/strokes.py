@@ -58,7 +58,7 @@ def strokes(area_image: np.ndarray, *, bright: int = BRIGHT, dark: int = DARK) -
     map_w, map_h, scale = map_size(w, h)
     if scale < 1.0:
         grey = cv2.resize(grey, (map_w, map_h), interpolation=cv2.INTER_AREA)
-    return stroke_map(grey, scale, bright, dark)
+    return _stroke_map(grey, scale, bright, dark)
 
 
 def frame_strokes(frame, region: tuple[int, int, int, int]) -> Strokes:
@@ -66,11 +66,10 @@ def frame_strokes(frame, region: tuple[int, int, int, int]) -> Strokes:
     by :meth:`~flowocr.decode.lane.Frame.grey` itself (an I420 frame's luma is reduced before it is stretched
     to full range: a table lookup over the small map instead of the whole area)."""
     map_w, map_h, scale = map_size(region[2], region[3])
-    return stroke_map(frame.grey(region, size=(map_w, map_h)), scale, BRIGHT, DARK)
+    return _stroke_map(frame.grey(region, size=(map_w, map_h)), scale, BRIGHT, DARK)
 
 
-def stroke_map(grey: np.ndarray, scale: float, bright: int, dark: int) -> Strokes:
-    """The stroke map of a grey image already at map size (``scale``: from area pixels to these)."""
+def _stroke_map(grey: np.ndarray, scale: float, bright: int, dark: int) -> Strokes:
     kernel = np.ones((3, 3), np.uint8)
     return Strokes((grey >= bright) & (cv2.erode(grey, kernel) <= dark), scale)
 
@@ -104,7 +103,7 @@ def isolate(image: np.ndarray, *, frame_height: int) -> tuple[np.ndarray, int] |
     what it keeps spans more than ``ISOLATE_MAX_SPAN`` of the frame's height (strokes all over a picture are its
     texture, not lines of text; and detecting on a whole frame again would cost as much as the first read)."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    mask = stroke_map(grey, 1.0, BRIGHT, DARK).mask
+    mask = _stroke_map(grey, 1.0, BRIGHT, DARK).mask
     if np.count_nonzero(mask) < ISOLATE_MIN_STROKES:
         return None
     reach = max(ISOLATE_MIN_REACH, round(frame_height * ISOLATE_REACH))
