@@ -4,7 +4,8 @@
 
 For each corpus video it caches, once (``--cache``, default ``$XDG_CACHE_HOME/flowocr/replay``): every frame's change
 detector result (the aux stream of the text area, as a run sends it), the grid frames' stroke maps, and every OCR
-result the reader asks for, keyed by frame and bands (decoded and read on first use). Then it runs the real
+result the reader asks for, keyed by frame and bands and by a digest of the OCR stage's code, over a cache of the
+engine's results keyed by the image read (so a change to what is read OCRs only the new images). Then it runs the real
 reader (:mod:`flowocr.read.reader`) and cue builder over the cache and scores the cues against the truth, as
 ``scripts/eval.py corpus`` does, in seconds per video. ``--set`` overrides a module constant for the replay
 (``events.STEP_MIN=60``). ``--log NAME`` prints the reader's decisions for one video.
@@ -50,20 +51,25 @@ class VideoCache:
         self.index = scan_index(self.info)
         self.grid = list(sample_grid(self.index, Fraction(2)))
         self.area = parse_area("full").rect(self.info.display_width, self.info.display_height)
-        self._ocr_path = self.dir / "ocr-2.pkl"  # made again when the OCR stage reads differently
-        self.ocr_results: dict = pickle.loads(self._ocr_path.read_bytes()) if self._ocr_path.exists() else {}
+        # every engine result, keyed by the image read (a change to what is read reuses the rest), and every
+        # frame's reading, keyed by frame and bands, per version of the OCR stage's code
+        self._crops_path = self.dir / "crops-1.pkl"
+        self.crop_results: dict = pickle.loads(self._crops_path.read_bytes()) if self._crops_path.exists() else {}
+        self._reads_path = self.dir / f"reads-{READ_VERSION[0]}.pkl"
+        self.reads: dict = pickle.loads(self._reads_path.read_bytes()) if self._reads_path.exists() else {}
         self._dirty = False
         self._frames: dict[int, object] = {}
         self._load()
 
     def _load(self) -> None:
+        from flowocr.aux import detector
         from flowocr.aux.detector import detect
         from flowocr.aux.protocol import PLANES
         from flowocr.decode.lane import AuxSpec, decode_all, main_format_for
         from flowocr.ocr.strokes import MIN_SCALE, STROKE_WIDTH, frame_strokes
 
-        # made again when the detector's cells or the stroke maps' size change
-        path = self.dir / f"evidence-{PLANES}-{STROKE_WIDTH}-{MIN_SCALE:.3f}.pkl"
+        # made again when the detector's code, its cells or the stroke maps' size change
+        path = self.dir / f"evidence-{PLANES}-{STROKE_WIDTH}-{MIN_SCALE:.3f}-{source_digest(detector)}.pkl"
         if path.exists():
             self.changes, self.strokes, self.aux_size = pickle.loads(path.read_bytes())
             return
@@ -101,8 +107,47 @@ class VideoCache:
 
     def save(self) -> None:
         if self._dirty:
-            self._ocr_path.write_bytes(pickle.dumps(self.ocr_results))
+            self._crops_path.write_bytes(pickle.dumps(self.crop_results))
+            self._reads_path.write_bytes(pickle.dumps(self.reads))
             self._dirty = False
+
+
+def source_digest(*modules, extra: str = "") -> str:
+    """A short digest of the modules' source code (and ``extra``)."""
+    import inspect
+
+    code = "".join(inspect.getsource(m) for m in modules) + extra
+    return hashlib.sha1(code.encode()).hexdigest()[:12]
+
+
+def read_version() -> str:
+    """A digest of the code that turns a frame and bands into lines (and of ``--set`` overrides of it)."""
+    import flowocr.ocr.area
+    import flowocr.ocr.strokes
+
+    return source_digest(flowocr.ocr.area, flowocr.ocr.strokes, extra=repr(OVERRIDES))
+
+
+OVERRIDES: list[str] = []  # --set items, part of the reading's version
+READ_VERSION = [""]  # read_version() once, at the start (the code on disk may change while a replay runs)
+
+
+class CachedEngine:
+    """The OCR engine's ``recognize`` over a video's cache of results per image (read on first use)."""
+
+    def __init__(self, cache: VideoCache) -> None:
+        self.cache = cache
+
+    def recognize(self, images):
+        from flowocr.ocr.engine import get_engine
+
+        keys = [hashlib.sha1(f"{im.shape}".encode() + im.tobytes()).hexdigest() for im in images]
+        todo = [k for k, key in enumerate(keys) if key not in self.cache.crop_results]
+        if todo:
+            for k, result in zip(todo, get_engine().recognize([images[k] for k in todo])):
+                self.cache.crop_results[keys[k]] = result
+            self.cache._dirty = True
+        return [self.cache.crop_results[key] for key in keys]
 
 
 class LazyFrame:
@@ -123,7 +168,6 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     from flowocr.cues.builder import CueBuilder
     from flowocr.cues.model import FrameText
     from flowocr.ocr.area import read_bands, read_frame
-    from flowocr.ocr.engine import get_engine
     from flowocr.ocr.strokes import frame_strokes
     from flowocr.ocr.types import plausible
     from flowocr.read.events import CellMap
@@ -131,6 +175,7 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
 
     rect, info, index = cache.area, cache.info, cache.index
     calls = [0]
+    engine = CachedEngine(cache)
 
     def strokes_of(frame):
         if frame is None:
@@ -144,10 +189,10 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
         bands = [rect] if strokes is None else read_bands(strokes, rect, info.display_height, rows, lines, slop)
         calls[0] += 1
         key = (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands))
-        if key not in cache.ocr_results:
-            cache.ocr_results[key] = read_frame(get_engine(), cache.frame(frame.index).image, rect, bands)
+        if key not in cache.reads:
+            cache.reads[key] = read_frame(engine, cache.frame(frame.index).image, rect, bands)
             cache._dirty = True
-        return tuple(line for line in cache.ocr_results[key] if plausible(line))
+        return tuple(line for line in cache.reads[key] if plausible(line))
 
     def fetch(i):
         return LazyFrame(cache, i) if i in index_set else None
@@ -192,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list every cue not exact or not within a frame")
     parser.add_argument("--table", action="store_true", help="print the per-category table too")
     args = parser.parse_args(argv)
+    OVERRIDES.extend(args.set)
+    READ_VERSION[0] = read_version()
     for item in args.set:
         target, value = item.split("=", 1)
         module, name = target.rsplit(".", 1)

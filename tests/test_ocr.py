@@ -286,15 +286,16 @@ def test_our_model_loading_reads_exactly_as_rapidocrs_own_components(engine, dem
     assert theirs.run(images).results == ours
 
 
-def busy_frame(tmp_path, text: str) -> np.ndarray:
-    """A 1920x1080 frame of a cellular texture (10 px cells, dark greens) with ``text`` burned in by libass at the
-    bottom, 52 px, white with a black outline: the corpus's kind of picture over which PP-OCR's detector, fed the
-    band scaled down to its input size, sees no text at all."""
+def busy_frame(tmp_path, text: str, *, cell: int = 10, rule: int = 110) -> np.ndarray:
+    """A 1920x1080 frame of a cellular texture (``cell`` px cells, dark greens) with ``text`` burned in by libass at
+    the bottom, 52 px, white with a black outline: the corpus's kind of picture over which PP-OCR's detector, fed
+    the band scaled down to its input size, sees no text at all (10 px cells) or parts of it (4 px)."""
     srt = tmp_path / "line.srt"
     srt.write_text(f"1\n00:00:00,000 --> 00:00:05,000\n{text}\n", encoding="utf-8")
     # libass scales an SRT's styles from a 288-line script to the frame: 14 is 52 px at 1080p, 0.6 a 2 px outline
     style = "FontName=Noto Sans CJK SC,FontSize=14,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000,Outline=0.6"
-    graph = (f"cellauto=s=192x108:r=1:rule=110:ratio=0.5:seed=3,scale=1920:1080:flags=neighbor,format=yuv420p,"
+    graph = (f"cellauto=s={1920 // cell}x{1080 // cell}:r=1:rule={rule}:ratio=0.5:seed=3,scale=1920:1080:"
+             f"flags=neighbor,format=yuv420p,"
              f"lutyuv=y=val*0.3+20:u=val*0.8+20:v=val*0.8+20,"
              f"subtitles=filename={srt}:original_size=1920x1080:force_style='{style}'")  # fmt: skip
     out = tmp_path / "busy.png"
@@ -323,8 +324,27 @@ def test_a_line_over_a_busy_texture_is_read_with_its_background_isolated(engine,
     spread = frame.copy()
     spread[:160] = frame[900:1060]
     assert isolate(spread, frame_height=1080) is None
-    kept, top = isolate(frame, frame_height=1080)
-    assert 900 < top < 1020 and kept.shape[0] < 160  # only the rows of the line are detected again
+    found = isolate(frame, frame_height=1080)
+    assert 900 < found.top < 1020 and found.image.shape[0] < 160  # only the rows of the line are detected again
+
+
+def test_a_band_read_over_a_busy_texture_is_read_isolated_too_and_keeps_the_more_confident_reading(engine, tmp_path):
+    from flowocr.ocr.area import ISOLATE_CLUTTER, Rect, read_frame
+    from flowocr.ocr.strokes import isolate
+
+    lines = ["不到十分钟", "more than ten minutes"]
+    frame = busy_frame(tmp_path, "\n".join(lines), cell=4, rule=30)
+    band = Rect(0, 850, 1920, 210)
+    # read as it is, the band gives both lines, one of them misread (the texture's cells cut into the "m")
+    plain = [squash(line.text) for line in engine.recognize([frame[850:1060]])[0].lines]
+    assert len(plain) == 2 and plain != [squash(t) for t in lines]
+    assert isolate(frame[850:1060], frame_height=1080).clutter >= ISOLATE_CLUTTER
+    assert [squash(line.text) for line in read_frame(engine, frame, Rect(0, 0, 1920, 1080), [band])] == \
+        [squash(t) for t in lines]  # fmt: skip
+    # a clean picture is no busy one: its band is read once
+    demo = grab(FIXTURES / "demo.mp4", 1.5, 640, 360)
+    found = isolate(demo[270:], frame_height=360)
+    assert found is None or found.clutter < ISOLATE_CLUTTER
 
 
 def test_stroke_maps_keep_a_third_of_a_wide_area_so_a_1080p_line_keeps_its_strokes(tmp_path) -> None:

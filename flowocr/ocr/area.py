@@ -231,6 +231,16 @@ def read_bands(strokes, area: Rect, frame_height: int, rows=(), lines=(), slop: 
 #: or as low-scored junk ("BF . -" 0.50, "OB D" 0.68); the lines read this way on the dev corpus scored 0.97-1.0.
 ISOLATED_MIN_CHARS = 3
 ISOLATED_MIN_SCORE = 0.9
+#: A band read with lines is read again isolated when this share of its pixels away from strokes are edges: a busy
+#: picture, where the detector splits or cuts lines ("不到十分 / 钟 / o / than ten" over a cellular texture, both
+#: lines whole once isolated). Measured shares: cellular textures 0.16-0.25, real anime footage 0.07, clean
+#: pictures 0.0.
+ISOLATE_CLUTTER = 0.12
+
+
+def _weight(lines) -> float:
+    """How much confident text a reading holds: its characters (without spaces) weighted by their line's score."""
+    return sum(line.score * len("".join(line.text.split())) for line in lines)
 
 
 def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> tuple[TextLine, ...]:
@@ -241,9 +251,11 @@ def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> 
     (:func:`flowocr.ocr.strokes.isolate`): over a busy picture (a cellular texture, a fractal) PP-OCR's detector
     sees no text at all once the band is scaled down to its input size, even 50 px lines that the stroke map
     shows plainly; with the pixels far from any stroke set to black it finds them (measured: 16 lines of a
-    1080p video over a cellular texture, none read before). Text whose strokes do not show (light on light)
+    1080p video over a cellular texture, none read before). A band read with lines over a busy picture
+    (``ISOLATE_CLUTTER``) is read again too, and keeps the reading that holds more confident text (characters
+    weighted by score): there the detector finds parts of lines. Text whose strokes do not show (light on light)
     gives the second read nothing to keep: it costs a detection, of the rows the strokes keep, only where the first
-    found nothing (none when strokes cover the picture: a texture, not lines). A line of the
+    found nothing or the picture is busy (none when strokes cover the picture: a texture, not lines). A line of the
     second read needs ``ISOLATED_MIN_CHARS`` characters and ``ISOLATED_MIN_SCORE`` (63 phantom cues of one
     letter on one dev video without them)."""
     from flowocr.ocr.strokes import isolate
@@ -251,14 +263,18 @@ def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> 
     height, width = image.shape[:2]
     crops = [image] if list(bands) == [area] and area.is_full(width, height) else [crop(image, b) for b in bands]
     results = list(engine.recognize(crops))
-    retry = [k for k, result in enumerate(results) if not result.lines]
-    again = [(k, found) for k in retry if (found := isolate(crops[k], frame_height=height)) is not None]
+    again = []
+    for k, result in enumerate(results):
+        found = isolate(crops[k], frame_height=height)
+        if found is not None and (not result.lines or found.clutter >= ISOLATE_CLUTTER):
+            again.append((k, found))
     if again:
-        for (k, (im, top)), result in zip(again, engine.recognize([im for _, (im, _) in again])):
+        for (k, found), result in zip(again, engine.recognize([found.image for _, found in again])):
             kept = [line for line in result.lines if line.score >= ISOLATED_MIN_SCORE
                     and len("".join(line.text.split())) >= ISOLATED_MIN_CHARS]  # fmt: skip
-            # the isolated image is the rows from ``top`` of the band's crop: its boxes moved back into the crop
-            results[k] = OcrResult(to_frame(kept, Rect(0, top, im.shape[1], im.shape[0])))
+            if _weight(kept) > _weight(results[k].lines):
+                # the isolated image is the crop's rows from ``found.top``: its boxes moved back into the crop
+                results[k] = OcrResult(to_frame(kept, Rect(0, found.top, found.image.shape[1], found.image.shape[0])))
     return tuple(line for band, result in zip(bands, results) for line in result_to_frame(result, band).lines)
 
 

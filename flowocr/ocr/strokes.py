@@ -96,12 +96,25 @@ ISOLATE_MIN_REACH = 5
 ISOLATE_MAX_SPAN = 0.3
 
 
-def isolate(image: np.ndarray, *, frame_height: int) -> tuple[np.ndarray, int] | None:
+@dataclass(frozen=True)
+class Isolated:
+    """A crop's text with its background blacked out (:func:`isolate`)."""
+
+    image: np.ndarray  # the rows kept, BGR, black wherever no stroke is near
+    top: int  # the crop's row where ``image`` begins
+    clutter: float  # the share of the pixels far from any stroke that are edges: how busy the picture behind is
+
+
+#: An edge pixel (for :attr:`Isolated.clutter`): its 3x3 neighbourhood spans at least this many grey levels.
+EDGE_CONTRAST = 40
+
+
+def isolate(image: np.ndarray, *, frame_height: int) -> Isolated | None:
     """``image`` (BGR) with every pixel farther than the reach from a full-size stroke pixel set to black, cut to the
-    rows that keep anything (and the first of those rows): the text with its outline, without the picture behind
-    it. None when it holds fewer than ``ISOLATE_MIN_STROKES`` stroke pixels (nothing text-like to isolate), or when
-    what it keeps spans more than ``ISOLATE_MAX_SPAN`` of the frame's height (strokes all over a picture are its
-    texture, not lines of text; and detecting on a whole frame again would cost as much as the first read)."""
+    rows that keep anything: the text with its outline, without the picture behind it. None when it holds fewer
+    than ``ISOLATE_MIN_STROKES`` stroke pixels (nothing text-like to isolate), or when what it keeps spans more
+    than ``ISOLATE_MAX_SPAN`` of the frame's height (strokes all over a picture are its texture, not lines of text;
+    and detecting on a whole frame again would cost as much as the first read)."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     mask = _stroke_map(grey, 1.0, BRIGHT, DARK).mask
     if np.count_nonzero(mask) < ISOLATE_MIN_STROKES:
@@ -115,4 +128,8 @@ def isolate(image: np.ndarray, *, frame_height: int) -> tuple[np.ndarray, int] |
     out = np.zeros((bottom - top, *image.shape[1:]), image.dtype)
     keep = near[top:bottom]
     out[keep] = image[top:bottom][keep]
-    return out, top
+    kernel = np.ones((3, 3), np.uint8)
+    edges = cv2.subtract(cv2.dilate(grey, kernel), cv2.erode(grey, kernel)) >= EDGE_CONTRAST
+    far = ~near
+    clutter = float(np.count_nonzero(edges & far)) / max(1, int(np.count_nonzero(far)))
+    return Isolated(out, top, clutter)
