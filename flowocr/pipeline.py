@@ -426,8 +426,8 @@ class VideoRun:
         With the area's stroke map (:func:`flowocr.ocr.strokes.frame_strokes`), only the bands of the area that hold
         strokes, the row spans ``lines`` of lines read before and the parts of the cell spans ``rows`` where the change
         detector saw text change that are ``slop`` tall (frame pixels) are read (:func:`flowocr.ocr.area.read_bands`),
-        by :func:`flowocr.ocr.area.read_frame` (a band read empty is read again with its background isolated);
-        without one, and with ``--whole-area``, the whole area.
+        by :func:`flowocr.ocr.area.read_frame` (a band read empty, or over a busy picture, is read again with its
+        background isolated); without one, and with ``--whole-area``, the whole area.
         """
         from flowocr.ocr.area import read_bands, read_frame
         from flowocr.ocr.types import plausible

@@ -39,7 +39,7 @@ def cache_root(arg: str | None) -> Path:
 class VideoCache:
     """One video's cached evidence (see the module docstring)."""
 
-    def __init__(self, video: Path, root: Path) -> None:
+    def __init__(self, video: Path, root: Path, reads_version: str) -> None:
         from flowocr.ocr.area import parse_area
         from flowocr.probe import probe, sample_grid, scan_index
 
@@ -55,7 +55,7 @@ class VideoCache:
         # frame's reading, keyed by frame and bands, per version of the OCR stage's code
         self._crops_path = self.dir / "crops-1.pkl"
         self.crop_results: dict = pickle.loads(self._crops_path.read_bytes()) if self._crops_path.exists() else {}
-        self._reads_path = self.dir / f"reads-{READ_VERSION[0]}.pkl"
+        self._reads_path = self.dir / f"reads-{reads_version}.pkl"
         self.reads: dict = pickle.loads(self._reads_path.read_bytes()) if self._reads_path.exists() else {}
         self._dirty = False
         self._frames: dict[int, object] = {}
@@ -120,16 +120,12 @@ def source_digest(*modules, extra: str = "") -> str:
     return hashlib.sha1(code.encode()).hexdigest()[:12]
 
 
-def read_version() -> str:
-    """A digest of the code that turns a frame and bands into lines (and of ``--set`` overrides of it)."""
+def read_version(overrides: list[str]) -> str:
+    """A digest of the code that turns a frame and bands into lines, and of the ``--set`` ``overrides``."""
     import flowocr.ocr.area
     import flowocr.ocr.strokes
 
-    return source_digest(flowocr.ocr.area, flowocr.ocr.strokes, extra=repr(OVERRIDES))
-
-
-OVERRIDES: list[str] = []  # --set items, part of the reading's version
-READ_VERSION = [""]  # read_version() once, at the start (the code on disk may change while a replay runs)
+    return source_digest(flowocr.ocr.area, flowocr.ocr.strokes, extra=repr(overrides))
 
 
 class CachedEngine:
@@ -237,8 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list every cue not exact or not within a frame")
     parser.add_argument("--table", action="store_true", help="print the per-category table too")
     args = parser.parse_args(argv)
-    OVERRIDES.extend(args.set)
-    READ_VERSION[0] = read_version()
+    reads_version = read_version(args.set)  # once, at the start: the code on disk may change while a replay runs
     for item in args.set:
         target, value = item.split("=", 1)
         module, name = target.rsplit(".", 1)
@@ -255,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         meta = json.loads((folder / f"{name}.json").read_text())
         video = folder / meta["video"]
         started = time.perf_counter()
-        cache = VideoCache(video, root)
+        cache = VideoCache(video, root, reads_version)
         index = cache.index
         times = [index.seconds(i) for i in range(len(index))]
         truth = truth_cues(read_srt(folder / meta["srt"]), times, index.duration, meta.get("cues") or ())

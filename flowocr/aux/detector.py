@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flowocr.aux.protocol import PLANES
-from flowocr.ocr.strokes import Strokes, moved, strokes
+from flowocr.ocr.strokes import Strokes, edges, moved, strokes
 
 RECEPTIVE_FIELD = 1
 BRIGHT, DARK = 160, 110
@@ -39,8 +39,8 @@ class FrameChange:
     ``cells`` holds, per cell of ``CELL`` x ``CELL`` aux pixels (the last row and column of cells may be partial),
     ``PLANES`` ``rows`` x ``cols`` uint8 planes (see :meth:`grid`): the stroke pixels that appeared, vanished and
     are there; the mean absolute difference of the cell's grey levels from the frame before (``DIFF``); and its
-    *stable edge* pixels (``STABLE``: local contrast of at least ``EDGE`` levels, grey level within ``STILL`` of the
-    frame before). Empty when the detector sent no cells."""
+    *stable edge* pixels (``STABLE``: local contrast of at least ``flowocr.ocr.strokes.EDGE`` levels, grey level
+    within ``STILL`` of the frame before). Empty when the detector sent no cells."""
 
     index: int
     appeared: int
@@ -61,13 +61,12 @@ class FrameChange:
 
 #: The cell planes, in order (``PLANES`` of them).
 APPEARED, VANISHED, STROKES, DIFF, STABLE = range(PLANES)
-#: A stable edge pixel: the range of its 3 x 3 neighbourhood is at least EDGE grey levels (an edge: text strokes,
-#: outlines, and any contrasty structure) and it moved by at most STILL levels since the frame before. Burned-in
+#: A stable edge pixel: an edge (:func:`flowocr.ocr.strokes.edges`: the range of its 3 x 3 neighbourhood is at
+#: least EDGE grey levels) that moved by at most STILL levels since the frame before. Burned-in
 #: text is still while a moving background is not: the stable edges of a band step up when a line appears, step
 #: down when it vanishes and dip for a frame when it is replaced (:mod:`flowocr.read.events`). Measured over the
 #: aux frames of a random corpus (30 videos): such steps found 98.9 % of cue boundaries, where steps of the
 #: stroke pixels found two thirds.
-EDGE = 40
 STILL = 6
 
 
@@ -104,8 +103,7 @@ def detect(frames: Sequence[tuple[int, np.ndarray]]) -> list[FrameChange]:
             diff = cv2.absdiff(image, previous)
         h, w = image.shape
         full = cell_sums(np.ones((h, w), np.uint8))  # pixels per cell (the edge cells may be partial)
-        kernel = np.ones((3, 3), np.uint8)
-        edge = cv2.subtract(cv2.dilate(image, kernel), cv2.erode(image, kernel)) >= EDGE
+        edge = edges(image)
         stable = edge & (diff <= STILL) if previous is not None and previous.shape == image.shape else edge & False
         planes = np.stack([np.minimum(cell_sums(appeared), 255), np.minimum(cell_sums(vanished), 255),
                            np.minimum(cell_sums(now.mask), 255), cell_sums(diff) // full,

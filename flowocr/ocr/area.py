@@ -238,9 +238,14 @@ ISOLATED_MIN_SCORE = 0.9
 ISOLATE_CLUTTER = 0.12
 
 
+def _squashed(text: str) -> str:
+    """``text`` without its spaces."""
+    return "".join(text.split())
+
+
 def _weight(lines) -> float:
     """How much confident text a reading holds: its characters (without spaces) weighted by their line's score."""
-    return sum(line.score * len("".join(line.text.split())) for line in lines)
+    return sum(line.score * len(_squashed(line.text)) for line in lines)
 
 
 def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> tuple[TextLine, ...]:
@@ -271,7 +276,7 @@ def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> 
     if again:
         for (k, found), result in zip(again, engine.recognize([found.image for _, found in again])):
             kept = [line for line in result.lines if line.score >= ISOLATED_MIN_SCORE
-                    and len("".join(line.text.split())) >= ISOLATED_MIN_CHARS]  # fmt: skip
+                    and len(_squashed(line.text)) >= ISOLATED_MIN_CHARS]  # fmt: skip
             if _weight(kept) > _weight(results[k].lines):
                 # the isolated image is the crop's rows from ``found.top``: its boxes moved back into the crop
                 results[k] = OcrResult(to_frame(kept, Rect(0, found.top, found.image.shape[1], found.image.shape[0])))
@@ -361,7 +366,7 @@ def _padded_rows(line: TextLine, height: int) -> tuple[int, int] | None:
 
 def _text_key(text: str, texts: list[str]) -> int:
     """Index of the known text ``text`` is alike, adding it as a new text when it is like none of them."""
-    norm = "".join(text.split())
+    norm = _squashed(text)
     for index, known in enumerate(texts):
         if difflib.SequenceMatcher(None, norm, known, autojunk=False).ratio() >= SAME_TEXT_RATIO:
             return index

@@ -69,6 +69,17 @@ def frame_strokes(frame, region: tuple[int, int, int, int]) -> Strokes:
     return _stroke_map(frame.grey(region, size=(map_w, map_h)), scale, BRIGHT, DARK)
 
 
+#: An edge pixel: its 3x3 neighbourhood spans at least this many grey levels (text strokes, outlines, and any
+#: contrasty structure). The change detector's stable edges and :attr:`Isolated.clutter` count these.
+EDGE = 40
+
+
+def edges(grey: np.ndarray) -> np.ndarray:
+    """The edge pixels (``EDGE``) of a grey image, as a boolean mask."""
+    kernel = np.ones((3, 3), np.uint8)
+    return cv2.subtract(cv2.dilate(grey, kernel), cv2.erode(grey, kernel)) >= EDGE
+
+
 def _stroke_map(grey: np.ndarray, scale: float, bright: int, dark: int) -> Strokes:
     kernel = np.ones((3, 3), np.uint8)
     return Strokes((grey >= bright) & (cv2.erode(grey, kernel) <= dark), scale)
@@ -105,10 +116,6 @@ class Isolated:
     clutter: float  # the share of the pixels far from any stroke that are edges: how busy the picture behind is
 
 
-#: An edge pixel (for :attr:`Isolated.clutter`): its 3x3 neighbourhood spans at least this many grey levels.
-EDGE_CONTRAST = 40
-
-
 def isolate(image: np.ndarray, *, frame_height: int) -> Isolated | None:
     """``image`` (BGR) with every pixel farther than the reach from a full-size stroke pixel set to black, cut to the
     rows that keep anything: the text with its outline, without the picture behind it. None when it holds fewer
@@ -128,8 +135,6 @@ def isolate(image: np.ndarray, *, frame_height: int) -> Isolated | None:
     out = np.zeros((bottom - top, *image.shape[1:]), image.dtype)
     keep = near[top:bottom]
     out[keep] = image[top:bottom][keep]
-    kernel = np.ones((3, 3), np.uint8)
-    edges = cv2.subtract(cv2.dilate(grey, kernel), cv2.erode(grey, kernel)) >= EDGE_CONTRAST
     far = ~near
-    clutter = float(np.count_nonzero(edges & far)) / max(1, int(np.count_nonzero(far)))
+    clutter = float(np.count_nonzero(edges(grey) & far)) / max(1, int(np.count_nonzero(far)))
     return Isolated(out, top, clutter)
