@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -171,6 +172,28 @@ def processes_marked(mark: str) -> list[str]:
         if stat.rsplit(")", 1)[1].split()[0] != "Z":
             found.append(f"{pid} {stat.split('(', 1)[1].rsplit(')', 1)[0]}")
     return found
+
+
+def fixture_batch(tmp_path_factory) -> Path:
+    """Every fixture through ``flowocr run`` once per test session, as one batch over the fixtures folder with the
+    default options: the outputs tests/test_run.py scores and tests/test_cluster.py takes as the single-machine
+    result. The first test that asks runs it, in whichever xdist worker; a test of another worker that asks
+    meanwhile waits for it (one batch, not one per file: a minute of make test's two CPUs). Tests only read it."""
+    import fcntl
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the session's folder, above each worker's own
+    out = root / "fixture-batch"
+    done = root / "fixture-batch.done"
+    with open(root / "fixture-batch.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.is_file():
+            shutil.rmtree(out, ignore_errors=True)  # a failed batch of another worker: run it again, fail here too
+            result = run_cli("run", str(FIXTURES), "-o", str(out), "--quiet")
+            assert result.returncode == 0, result.stderr
+            done.touch()
+    return out
 
 
 def lanes(n: int, kind: str = "sw"):

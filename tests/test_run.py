@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, SHARED_VIDEOS, fixture_videos, needs_shared, run_cli
+from conftest import FIXTURES, ROOT, SHARED_VIDEOS, fixture_batch, fixture_videos, needs_shared, run_cli
 
 import flowocr
 from flowocr.output import read_srt
@@ -17,11 +17,9 @@ from flowocr.output import read_srt
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Path:
-    """Every fixture through `flowocr run` once, as a batch over the fixtures folder (shared by the tests)."""
-    out = tmp_path_factory.mktemp("runs")
-    result = run_cli("run", str(FIXTURES), "-o", str(out), "--quiet")
-    assert result.returncode == 0, result.stderr
-    return out
+    """Every fixture through `flowocr run` once, as a batch over the fixtures folder (shared by the tests, and with
+    tests/test_cluster.py: ``conftest.fixture_batch``)."""
+    return fixture_batch(tmp_path_factory)
 
 
 def evaluate(video: Path, srt: Path, truth: Path | None = None) -> dict:
