@@ -256,3 +256,79 @@ def test_a_spike_is_read_unless_the_pixel_test_sees_the_text_it_would_vouch_for(
     # the clear text gone: changed, with or without a spike
     assert not unchanged(empty, clear, clear_lines, spiked=False)
     assert not unchanged(empty, clear, clear_lines, spiked=True)
+
+
+def held_frames(holds: list[int], text_from: int) -> list[tuple[int, np.ndarray]]:
+    """Aux frames of a blocky random picture held for ``holds`` frames per picture in turn (a picture on twos,
+    threes), with bars of bright text from frame ``text_from`` on, over a dark strip of it (rows 72-88)."""
+    rng = np.random.default_rng(5)
+    frames, k = [], 0
+    while len(frames) < 60:
+        for _ in range(holds[k % len(holds)]):
+            frames.append((len(frames), _picture(rng if _ == 0 else None, text=len(frames) >= text_from)))
+        k += 1
+    return frames[:60]
+
+
+_last: list[np.ndarray] = []
+
+
+def _picture(rng, *, text: bool) -> np.ndarray:
+    """A blocky random picture (a new one when ``rng`` is given, else the last one again), its rows 72-88 a dark
+    strip, with bright bars in it when ``text``."""
+    if rng is not None:
+        _last[:] = [np.kron(rng.integers(30, 140, (12, 40)), np.ones((8, 8))).astype(np.uint8)]
+    image = _last[0].copy()
+    image[72:88] = 20
+    if text:
+        image[76:84, 44:276:4] = 230  # glyph-like bars
+    return image
+
+
+@pytest.mark.parametrize("holds", [[2], [3], [2, 3]])
+def test_a_held_picture_keeps_its_stable_edges_steady_and_a_line_over_it_steps_them_up(holds):
+    """A picture on twos or threes: each frame's stable edges are those still since before the picture last moved,
+    so they do not swing with the picture's own edges from frame to frame (which hid every text step), and the
+    text's edges show as a step once it came."""
+    from flowocr.aux.detector import STABLE
+
+    frames = held_frames(holds, text_from=30)
+    stable = np.array([c.grid()[STABLE].sum() for c in detect(frames)])
+    before, after = stable[8:30], stable[34:]  # held from the second move on
+    # compared with the frame before alone, a repeated frame would count every edge of the picture (5634 here)
+    assert before.max() < 1.5 * np.median(before)
+    assert after.min() > before.max() + 1000  # the line's edges, still while the picture moves under them
+    assert windowed(frames, RECEPTIVE_FIELD) == detect(frames)
+
+
+def test_a_still_picture_under_a_line_that_comes_is_no_held_one():
+    """On a still picture the line's edges are stable from the frame after it came (the change of a line is no
+    move of the picture)."""
+    from flowocr.aux.detector import STABLE
+
+    rng = np.random.default_rng(2)
+    frames = [(k, _picture(rng if k == 0 else None, text=k >= 6)) for k in range(12)]
+    stable = [int(c.grid()[STABLE].sum()) for c in detect(frames)]
+    assert stable[7] - stable[6] >= 400 and stable[8:] == [stable[7]] * 4  # the 464 bar pixels: still from frame 7
+
+
+def test_a_line_that_comes_on_a_repeat_of_a_held_picture_is_stable_from_the_frame_after():
+    """On threes (moves at 30, 33, ...), a line that comes on the repeat at 31 has all its edges stable at 32, as on a
+    still picture (its strokes changed since the move, so they are no part of the moved picture), not from the next
+    move on. (At 31 its outline's dark pixels count already: they became edges without changing.)"""
+    from flowocr.aux.detector import STABLE
+
+    frames = held_frames([3], text_from=31)
+    stable = np.array([c.grid()[STABLE].sum() for c in detect(frames)])
+    assert stable[31] > stable[8:31].max() + 800 and stable[32] >= stable[31] + 400  # the 464 bar pixels
+
+
+def test_one_cut_on_a_still_picture_is_no_hold():
+    """A cut, then a still picture: the frames after the cut compare with the frame before them (a hold needs two
+    moves on its cadence), so all of the new picture's edges are stable from the frame after the cut."""
+    from flowocr.aux.detector import STABLE
+
+    rng = np.random.default_rng(3)
+    frames = [(k, _picture(rng if k in (0, 10) else None, text=k >= 12)) for k in range(16)]
+    stable = [int(c.grid()[STABLE].sum()) for c in detect(frames)]
+    assert stable[11] > 0.9 * stable[9] and stable[14] > stable[11] + 400

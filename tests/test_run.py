@@ -246,8 +246,10 @@ def test_an_anime_clip_with_thin_outlined_subtitles_reads_every_line_with_exact_
     assert result.returncode == 0, result.stderr
     cues = read_srt(tmp_path / "rapidvideocr_nezha.srt")
     # Text in the picture that is no subtitle: the print on a shirt at 12 s, read since the stroke maps of a 1080p
-    # frame keep a third of its size (issue 17 keeps such text out of the subtitles). Nothing else may come.
-    in_the_picture = {"NAZA"}
+    # frame keep a third of its size (issue 17 keeps such text out of the subtitles); read 'NAZA' on most frames
+    # and 'NAZÃ' on some (a frame after the held picture's move at 263 is read since the change detector follows
+    # pictures held on twos). Nothing else may come.
+    in_the_picture = {"NAZA", "NAZÃ"}
     # every subtitle line that OCR of every quarter second finds (the clip's other text is background art)
     assert [c.text for c in cues if c.text not in in_the_picture] == [
         "空间里面他绝对赢不了的", "我进去帮他", "你们接着善后", "没人告诉他空间早就进不去了吗", "什么情况",
