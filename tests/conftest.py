@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import uuid
@@ -13,6 +14,14 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+
+# A shell without job control starts its background commands with SIGINT ignored, and an ignored signal stays
+# ignored across exec: `make test &` from a script would hand every run the tests start a SIGINT it cannot receive,
+# and the tests of Ctrl-C (exit 130) would see runs that finish. The tests' own processes take it again, so the runs
+# they start get the default (Python's KeyboardInterrupt). flowocr itself keeps an ignored SIGINT ignored, as
+# background programs do.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

@@ -264,21 +264,21 @@ def held_frames(holds: list[int], text_from: int) -> list[tuple[int, np.ndarray]
     rng = np.random.default_rng(5)
     frames, k = [], 0
     while len(frames) < 60:
+        picture = _blocks(rng)
         for _ in range(holds[k % len(holds)]):
-            frames.append((len(frames), _picture(rng if _ == 0 else None, text=len(frames) >= text_from)))
+            frames.append((len(frames), _picture(picture, text=len(frames) >= text_from)))
         k += 1
     return frames[:60]
 
 
-_last: list[np.ndarray] = []
+def _blocks(rng) -> np.ndarray:
+    """A blocky random picture, 96 x 320 aux pixels."""
+    return np.kron(rng.integers(30, 140, (12, 40)), np.ones((8, 8))).astype(np.uint8)
 
 
-def _picture(rng, *, text: bool) -> np.ndarray:
-    """A blocky random picture (a new one when ``rng`` is given, else the last one again), its rows 72-88 a dark
-    strip, with bright bars in it when ``text``."""
-    if rng is not None:
-        _last[:] = [np.kron(rng.integers(30, 140, (12, 40)), np.ones((8, 8))).astype(np.uint8)]
-    image = _last[0].copy()
+def _picture(picture: np.ndarray, *, text: bool) -> np.ndarray:
+    """``picture`` with its rows 72-88 a dark strip, with bright bars in it when ``text``."""
+    image = picture.copy()
     image[72:88] = 20
     if text:
         image[76:84, 44:276:4] = 230  # glyph-like bars
@@ -306,8 +306,8 @@ def test_a_still_picture_under_a_line_that_comes_is_no_held_one():
     move of the picture)."""
     from flowocr.aux.detector import STABLE
 
-    rng = np.random.default_rng(2)
-    frames = [(k, _picture(rng if k == 0 else None, text=k >= 6)) for k in range(12)]
+    picture = _blocks(np.random.default_rng(2))
+    frames = [(k, _picture(picture, text=k >= 6)) for k in range(12)]
     stable = [int(c.grid()[STABLE].sum()) for c in detect(frames)]
     assert stable[7] - stable[6] >= 400 and stable[8:] == [stable[7]] * 4  # the 464 bar pixels: still from frame 7
 
@@ -329,6 +329,7 @@ def test_one_cut_on_a_still_picture_is_no_hold():
     from flowocr.aux.detector import STABLE
 
     rng = np.random.default_rng(3)
-    frames = [(k, _picture(rng if k in (0, 10) else None, text=k >= 12)) for k in range(16)]
+    first, second = _blocks(rng), _blocks(rng)
+    frames = [(k, _picture(first if k < 10 else second, text=k >= 12)) for k in range(16)]
     stable = [int(c.grid()[STABLE].sum()) for c in detect(frames)]
     assert stable[11] > 0.9 * stable[9] and stable[14] > stable[11] + 400

@@ -111,7 +111,7 @@ def detect(frames: Sequence[tuple[int, np.ndarray]]) -> list[FrameChange]:
     for index, image in frames:
         now = strokes(image, bright=BRIGHT, dark=DARK)
         appeared, vanished = compare(now, before)
-        share: float | None = None  # of the pixels moved since the frame before (None: no frame before)
+        share: float | None = None  # of the pixels moved since the frame before (None: none of this shape)
         if previous is None or previous.shape != image.shape:
             diff = np.zeros(image.shape, np.uint8)
         else:
