@@ -15,6 +15,7 @@ separates those: the reader places text changes with the per-cell planes, relati
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -106,12 +107,13 @@ def detect(frames: Sequence[tuple[int, np.ndarray]]) -> list[FrameChange]:
 
     out = []
     before: Strokes | None = None
-    previous: np.ndarray | None = None
-    history: list[tuple[np.ndarray, float | None]] = []  # the frames before and their shares moved, oldest first
+    # the frames before (the last is the previous one) and their shares moved, oldest first
+    history: deque[tuple[np.ndarray, float | None]] = deque(maxlen=RECEPTIVE_FIELD)
     for index, image in frames:
         now = strokes(image, bright=BRIGHT, dark=DARK)
         appeared, vanished = compare(now, before)
         share: float | None = None  # of the pixels moved since the frame before (None: none of this shape)
+        previous = history[-1][0] if history else None
         if previous is None or previous.shape != image.shape:
             diff = np.zeros(image.shape, np.uint8)
         else:
@@ -133,8 +135,8 @@ def detect(frames: Sequence[tuple[int, np.ndarray]]) -> list[FrameChange]:
                            np.minimum(cell_sums(stable), 255)]).astype(np.uint8)
         out.append(FrameChange(index, int(np.count_nonzero(appeared)), int(np.count_nonzero(vanished)), now.count,
                                planes.tobytes(), planes.shape[1], planes.shape[2]))  # fmt: skip
-        before, previous = now, image
-        history = [*history[-RECEPTIVE_FIELD + 1 :], (image, share)]
+        before = now
+        history.append((image, share))
     return out
 
 
