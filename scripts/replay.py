@@ -8,7 +8,8 @@ result the reader asks for, keyed by frame and bands and by a digest of the OCR 
 engine's results keyed by the image read (so a change to what is read OCRs only the new images). Then it runs the real
 reader (:mod:`flowocr.read.reader`) and cue builder over the cache and scores the cues against the truth, as
 ``scripts/eval.py corpus`` does, in seconds per video. ``--set`` overrides a module constant for the replay
-(``events.STEP_MIN=60``). ``--log NAME`` prints the reader's decisions for one video.
+(``events.STEP_MIN=60``) or a class attribute (``reader.ChangeReader.MAX_BETWEEN=1``). ``--log NAME`` prints the
+reader's decisions for one video.
 
 A replay equals a run of ``flowocr run --area full`` with default options, except for decoding (frames come from
 one decode of the whole file, which the sharded decoder equals) and timing. OCR calls are counted as a run counts
@@ -236,9 +237,11 @@ def main(argv: list[str] | None = None) -> int:
     reads_version = read_version(args.set)  # once, at the start: the code on disk may change while a replay runs
     for item in args.set:
         target, value = item.split("=", 1)
-        module, name = target.rsplit(".", 1)
-        mod = importlib.import_module(f"flowocr.read.{module}" if "." not in module else module)
-        setattr(mod, name, type(getattr(mod, name))(value))
+        head, *path, name = target.split(".")
+        owner = importlib.import_module(f"flowocr.read.{head}")  # then a class in it, or a module constant
+        for part in path:
+            owner = getattr(owner, part)
+        setattr(owner, name, type(getattr(owner, name))(value))
     folder = Path(args.dir)
     names = json.loads((folder / "corpus.json").read_text())["videos"]
     if args.only:

@@ -254,6 +254,30 @@ def test_two_events_between_samples_read_the_text_state_between_them():
     assert h.fetched == [6] and out[0].index == 6 and out[0].lines == short  # the middle of frames 4-8
 
 
+def test_a_state_between_samples_whose_line_the_pixel_test_sees_unchanged_is_not_read():
+    text = (line("Hello there"),)
+    same = stroke_map((200, 300, 440, 330))
+    changes = lines_scene(range(1, 16), (-10, 4, ROW), (4, 9, ROW), (9, 99, ROW))  # events on the line at 4 and 9
+    h = Harness({0: same, 6: same, 12: same}, {0: text}, changes)
+    h.read(0)
+    out = h.read(12)
+    assert h.fetched == [6] and [c[0] for c in h.calls] == [0]  # the middle of 4-8 decoded, its strokes alike
+    assert [(r.why, r.lines) for r in out] == [("unchanged", text)]
+    moved = Harness({0: same, 6: stroke_map((200, 300, 300, 330)), 12: same}, {0: text}, changes)
+    moved.read(0)
+    assert [r.why for r in moved.read(12)][0] == "between" and [c[0] for c in moved.calls] == [0, 6, 12]
+
+
+def test_of_two_text_states_between_two_samples_the_first_is_read():
+    maps = {0: stroke_map(), 18: stroke_map()}
+    texts = {0: (), 6: (line("One"),), 12: (line("Two"),), 18: (line("Three"),)}
+    h = Harness(maps, texts, lines_scene(range(1, 22), (3, 9, ROW), (9, 15, ROW), (15, 99, ROW)))
+    h.read(0)
+    out = h.read(18)
+    assert h.fetched == [6]  # not 12 too: one state a window (ChangeReader.MAX_BETWEEN)
+    assert [(r.why, r.index) for r in out][0] == ("between", 6) and [c[0] for c in h.calls] == [0, 6, 18]
+
+
 def test_events_closer_than_a_text_state_are_one_transition():
     maps = {0: stroke_map(), 12: stroke_map()}
     h = Harness(maps, {12: (line("Next"),)}, lines_scene(range(1, 16), (4, 6, ROW), (6, 99, ROW)))
