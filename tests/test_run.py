@@ -94,15 +94,16 @@ def fixture_calls(runs) -> tuple[int, int]:
     return calls, cues
 
 
-def test_ocr_calls_per_cue_over_the_fixtures_stay_under_three_and_a_half(runs):
+def test_ocr_calls_per_cue_over_the_fixtures_stay_at_most_three(runs):
     calls, cues = fixture_calls(runs)
-    assert calls / cues <= 3.5, (calls, cues)
+    assert calls / cues <= 3.0, (calls, cues)  # 79 calls for 29 cues (2.72) when last measured
 
 
 @pytest.mark.xfail(strict=True, reason="known shortfall (issue 14): over the moving backgrounds of vp9_60, vfr and "
                    "hevc_opengop the stable edges of the picture step like text, and each such text event is read "
-                   "(3.1 OCR calls per cue over the fixtures; 1.38 before the text events, which missed short and "
-                   "light-on-light cues)")  # fmt: skip
+                   "(2.72 OCR calls per cue over the fixtures; 3.1 before one text state a window was read "
+                   "between samples; 1.38 before the text events, which missed short and light-on-light "
+                   "cues)")  # fmt: skip
 def test_ocr_calls_per_cue_average_at_most_one_and_a_half_over_the_fixtures(runs):
     calls, cues = fixture_calls(runs)
     assert calls / cues <= 1.5, (calls, cues)
