@@ -30,15 +30,11 @@ How a cue is found, step by step, with the thresholds of :class:`CueOptions` (de
    [0.8], otherwise dropped; equal texts on both sides of a dropped reading join across it. The best line, not
    the mean: a sign or a two-line subtitle seen once (at the end of a video) whose small print reads at 0.55
    is still text, while a fluke on background texture reads low on every line.
-6. **Text, times, box.** The text is the confidence-weighted vote among the raw readings of the cue: each distinct
-   reading is supported by the scores of every reading, weighted by how alike the two are (:func:`ratio` of their
-   keys; 1 for the same reading), and the best supported wins (then the most summed score, then the earliest).
-   Readings that agree vote as before; where no two agree (a busy picture garbles each a little differently), the
-   reading most alike the others wins, not a partial one that scored high on its own (dev seed 11: CER 0.041 ->
-   0.033, one bilingual cue had been read without its English line). ``start`` is the time of the first sampled
-   frame showing it, ``end`` the time of the first sampled frame after its last reading (or ``end_time`` when it
-   lasts to the end); ``start_index``/``end_index`` likewise. ``score`` is the mean score of its readings; ``box``
-   is the mean box of the winning reading (a partial reading's box would be too small).
+6. **Text, times, box.** The text is the confidence-weighted vote among the raw readings of the cue (the sum of
+   scores per distinct reading; the earliest wins a tie). ``start`` is the time of the first sampled frame showing
+   it, ``end`` the time of the first sampled frame after its last reading (or ``end_time`` when it lasts to the
+   end); ``start_index``/``end_index`` likewise. ``score`` is the mean score of its readings; ``box`` is the
+   mean box of the winning reading (a partial reading's box would be too small).
 
 Finality: a cue is final, and returned by :meth:`CueBuilder.feed`, once a run of ``confirm_frames`` samples
 follows it on its track, or its track closes. So a cue is usually reported ``confirm_frames`` (or ``max_gap + 1``)
@@ -59,7 +55,7 @@ from fractions import Fraction
 from functools import cached_property
 
 from flowocr.cues.model import Cue, FrameText
-from flowocr.cues.text import ratio, similarity, text_key
+from flowocr.cues.text import similarity, text_key
 from flowocr.ocr.types import TextLine
 
 Bounds = tuple[float, float, float, float]
@@ -231,16 +227,8 @@ class _Run:
 
     @cached_property
     def text(self) -> str:
-        """The confidence-weighted vote (rule 6): most support from alike readings, then most summed score, then
-        the earliest."""
-        if len(self.readings) == 1:
-            return next(iter(self.readings))
-        keys = {t: text_key(t) for t in self.readings}
-
-        def support(t: str) -> float:
-            return sum(v.weight * (1.0 if u == t else ratio(keys[t], keys[u])) for u, v in self.readings.items())
-
-        return max(self.readings.items(), key=lambda kv: (support(kv[0]), kv[1].weight, -kv[1].first))[0]
+        """The confidence-weighted vote: most summed score, earliest on a tie."""
+        return max(self.readings.items(), key=lambda kv: (kv[1].weight, -kv[1].first))[0]
 
     @cached_property
     def key(self) -> str:
