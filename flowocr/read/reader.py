@@ -229,7 +229,6 @@ class ChangeReader:
             return out
         found = self._events(previous, frame.index)
         self.change_points += len(found)
-        brought = np.logical_or.reduce([e.cells for e in found if not e.emptied]) if found else None
         for mid, a in self._states_between(found):
             extra = tools.fetch(mid)
             if extra is not None:
@@ -238,6 +237,7 @@ class ChangeReader:
                     continue
                 self.extra_frames += 1
                 self.ref, self.ref_index = strokes, mid
+                brought = np.logical_or.reduce([e.cells for e in found if not e.emptied])
                 spans = [(line.bounds[1], line.bounds[3]) for line in self.last_lines]
                 lines = tools.ocr(extra.image, self.ref, rows=self.cells.rows(brought, grow=1), lines=spans,
                                   slop=self.cells.cell_height)  # fmt: skip
@@ -247,8 +247,7 @@ class ChangeReader:
         previous_map = self.previous_map if previous != self.ref_index else None
         evidence = measure(now, self.ref, self.last_lines, tools.origin, previous_map)
         self.previous_map = now
-        # A cell's worth of margin: cells are coarse, and a line's change spills a little out of its box.
-        inside = self.cells.cells((line.bounds for line in self.last_lines), margin=1)
+        inside = self._line_cells()
         elsewhere = [e for e in found if (e.cells & ~inside).any()]
         test = self.test
         # An event in the cells of a line the pixel test cannot see (too few strokes) is not vouched for.
@@ -282,14 +281,18 @@ class ChangeReader:
         out.append(self._fed(frame.index, frame.pts, lines, False, why, now, evidence, peaks))
         return out
 
+    def _line_cells(self) -> np.ndarray:
+        """The cells of the last lines, with a cell's worth of margin: cells are coarse, and a line's change spills
+        a little out of its box."""
+        return self.cells.cells((line.bounds for line in self.last_lines), margin=1)
+
     def _same_between(self, strokes: Strokes, a) -> bool:
         """Whether a text state between two samples, which began with event ``a``, still shows the last reading,
         by the rule a sample follows: ``a`` lies in the last lines' cells, the pixel test sees every line and no
         change."""
         if not self.last_lines or self.ref is None:
             return False
-        inside = self.cells.cells((line.bounds for line in self.last_lines), margin=1)
-        if (a.cells & ~inside).any():
+        if (a.cells & ~self._line_cells()).any():
             return False
         evidence = measure(strokes, self.ref, self.last_lines, self.tools.origin)
         test = self.test
