@@ -25,6 +25,7 @@ split cannot be stitched exactly and the video is read whole by one task instead
 from __future__ import annotations
 
 import bisect
+import json
 import math
 import os
 import time
@@ -135,6 +136,7 @@ def stitch(traces: Sequence[SegmentTrace], splits: Sequence[int]) -> Stitched:
 def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callable, gather: Callable) -> dict:
     """A video read as ranges of about ``minutes``, by tasks ``submit(segment_task, ...)`` → futures that
     ``gather`` waits for; outputs written by this process. Returns the report."""
+    from flowocr.cues.overlay import mark_overlays, written_cues
     from flowocr.output.writers import atomic_write_texts, json_text, jsonl_text, make_output_dir, subtitle_texts
     from flowocr.plan.stream import plan_video
     from flowocr.probe import probe
@@ -155,17 +157,20 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
         results = [*results, *whole]
         stitched = stitch([whole[0]["trace"]], [])
     make_output_dir(options.out_dir)
-    cues = sorted(stitched.cues, key=lambda c: (c.start, c.track))
+    cues, overlays = mark_overlays(sorted(stitched.cues, key=lambda c: (c.start, c.track)), index.duration)
+    cues = written_cues(cues, options.keep_overlays)
     paths = {f: options.output(video, f) for f in options.formats}
     files = subtitle_texts(cues, paths, info.display_width, info.display_height)
     if "jsonl" in paths:
-        files[paths["jsonl"]] = jsonl_text(stitched.frames)
+        files[paths["jsonl"]] = jsonl_text(stitched.frames) + "".join(
+            json.dumps(o.to_json(), ensure_ascii=False) + "\n" for o in overlays)
     report = {
         "video": video,
         "complete": True,
         "error": None,
         "executor": "split",
         "cues": len(cues),
+        "overlays": [o.to_json() for o in overlays],
         "ocr": {"calls": sum(not f.reused for f in stitched.frames),
                 "reused": sum(f.reused for f in stitched.frames), "engine": options.engine, "lang": options.lang},
         "timing": {"total_s": round(time.monotonic() - started, 3), "first_cue_s": None},

@@ -50,6 +50,7 @@ class RunOptions:
     aux_connect: str | None = None
     resume: bool = False
     reader_log: bool = False  # write the reader's decisions to <stem>.reader.jsonl
+    keep_overlays: bool = False  # write overlays (flowocr.cues.overlay) as cues in the subtitle files too
 
     def __post_init__(self) -> None:
         unknown = [f for f in self.formats if f not in FORMATS]
@@ -164,6 +165,7 @@ class VideoRun:
         self.segment = segment
         self.trace = None if segment is None else SegmentTrace()
         self._last_fed = -1
+        self.overlays: list[dict[str, Any]] = []  # flowocr.cues.overlay, set when a run ends
 
     def cues(self) -> Iterator[Cue]:
         from flowocr.cues.builder import CueBuilder
@@ -499,18 +501,26 @@ class VideoRun:
         The final files (subtitles, the JSONL finished in its ``.part``, the report) are replaced together, only
         once every new one is written: a failure (disk full) leaves an earlier run's outputs as they were, this
         run's per-frame lines in the ``.part`` file, and raises :class:`OutputError` after the report is set."""
+        from flowocr.cues.overlay import mark_overlays, written_cues
         from flowocr.errors import OutputError
         from flowocr.output.writers import atomic_write_texts, json_text, subtitle_texts, write_json
 
         opts = self.options
         output_failure: OutputError | None = None
+        if complete and self.segment is None:
+            self.all_cues, overlays = mark_overlays(self.all_cues, self.source.index.duration)
+            self.overlays = [o.to_json() for o in overlays]
         report = self._report(True, None, started) if complete else None
         if complete and self.segment is None:
             paths = {f: opts.output(self.video, f) for f in opts.formats}
             try:
-                files = subtitle_texts(self.all_cues, paths, self.info.display_width, self.info.display_height)
+                cues = written_cues(self.all_cues, opts.keep_overlays)
+                files = subtitle_texts(cues, paths, self.info.display_width, self.info.display_height)
                 if "json" in paths:
                     files[paths["json"]] = json_text(report)
+                if self.jsonl is not None:
+                    for overlay in self.overlays:
+                        self.jsonl.write_record(overlay)
                 ready = {} if self.jsonl is None else {self.jsonl.finish(): self.jsonl.path}
                 atomic_write_texts(files, ready=ready)
             except OutputError as exc:
@@ -548,7 +558,9 @@ class VideoRun:
             "facts": self.info.to_json(),
             "options": {k: (float(v) if isinstance(v, Fraction) else v) for k, v in asdict(opts).items()},
             "area": str(self.area) if hasattr(self, "area") else None,
-            "cues": self.stats.cues,
+            # the cues of the subtitle files (an overlay's cues only with --keep-overlays)
+            "cues": self.stats.cues - (0 if opts.keep_overlays else sum(o["cues"] for o in self.overlays)),
+            "overlays": self.overlays,
             "ocr": {"calls": self.stats.ocr_calls, "reused": self.stats.ocr_reused, "engine": opts.engine,
                     "lang": opts.lang},  # fmt: skip
             "timing": {

@@ -24,7 +24,8 @@ class Cue:
     """Text shown over ``[start, end)`` (seconds from the first frame, exact), with its box and confidence.
 
     ``start_index``/``end_index`` are the frame indices where it appears / first frame without it.
-    ``track`` separates text shown at the same time in separate regions (0 = the lowest region).
+    ``track`` separates text shown at the same time in separate regions (0 = the lowest region). ``kind`` is
+    ``"text"``, or ``"overlay"`` for a logo or watermark (:mod:`flowocr.cues.overlay`; known once a run ends).
     """
 
     start: Fraction
@@ -35,6 +36,7 @@ class Cue:
     track: int = 0
     start_index: int = -1
     end_index: int = -1
+    kind: str = "text"
 
     def __post_init__(self) -> None:
         if self.end <= self.start:

@@ -344,6 +344,14 @@ class JsonlWriter:
             self._out.flush()
         self.count += 1
 
+    def write_record(self, record: Mapping[str, Any]) -> None:
+        """One line that is not a frame's (an overlay's, ``"kind": "overlay"``), after the frames."""
+        if self._out is None:
+            raise ValueError(f"{self.path}: write_record() after close()")
+        with writing(self.part_path):
+            self._out.write(json.dumps(record, ensure_ascii=False, default=_json_default) + "\n")
+            self._out.flush()
+
     def finish(self) -> Path:
         """Flush, fsync and close the ``.part`` file, which stays under that name; returns its path. Idempotent;
         :class:`OutputError` when what was written cannot be made durable."""

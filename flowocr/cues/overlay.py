@@ -1,0 +1,160 @@
+"""Overlays: text that is not subtitles (a channel logo, a watermark, a station bug, a permanent title). Pure.
+
+A subtitle comes and goes; an overlay stays in one place while other text comes and goes. The rule, on a run's
+final cues (:func:`find_overlays`), with the numbers of :class:`OverlayOptions` (defaults in brackets):
+
+1. **Places.** Two cues are one *place* when their boxes cover mostly the same pixels (intersection over union
+   at least ``same_box`` [0.5]: a logo does not move, while two subtitle lines of different lengths at the bottom
+   centre overlap far less) and their texts are alike (:func:`~flowocr.cues.text.similarity` at least
+   ``same_text`` [0.5]: a stylised logo read slightly differently from frame to frame is still one text). Places
+   are closed under both (a chain of readings joins), comparing each cue with those that ended at most ``near``
+   [5 s] before it started (a logo's readings follow one another; comparing every pair would be quadratic in a
+   film's cues).
+2. **Long share.** A place is an overlay when the union of its cues' times covers at least ``min_share`` [0.5] of
+   the video's duration. 0.5 because the longest subtitles are a few seconds to about 10 s (a third of a 30 s
+   clip), while a logo is on screen for most or all of the video.
+3. **Other text comes and goes.** ... and at least ``min_others`` [2] cues that are not in that place start or
+   end while the place is on screen: a video whose only text is one long title (a slide, a title card) keeps it
+   as text. A lower third or a sign that changes is text: each of its texts is a place of its own and covers a
+   short share.
+
+An overlay keeps its cues' times in the run report and the JSONL (``"kind": "overlay"``, its box and its best
+reading: the text on screen the longest, summed over the place's cues); the subtitle files leave it out unless
+``--keep-overlays``. The rule needs the whole run: cues streamed while a run goes on (progress, the Python API's
+iterator) are not yet told apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flowocr.cues.model import Cue
+from flowocr.cues.text import similarity
+
+Bounds = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class OverlayOptions:
+    """The thresholds of the module docstring's rule."""
+
+    same_box: float = 0.5
+    same_text: float = 0.5
+    min_share: float = 0.5
+    min_others: int = 2
+    near: Fraction = Fraction(5)
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """One overlay: its best reading, mean box, the span of its cues (exact seconds) and how much of it they
+    cover, and the indices of its cues in the list given to :func:`find_overlays`."""
+
+    text: str
+    box: Bounds
+    start: Fraction
+    end: Fraction
+    covered: Fraction
+    cues: tuple[int, ...]
+
+    def to_json(self) -> dict:
+        return {"kind": "overlay", "text": self.text, "box": [round(v, 1) for v in self.box],
+                "start": float(self.start), "end": float(self.end), "covered_s": float(self.covered),
+                "cues": len(self.cues)}  # fmt: skip
+
+
+def box_iou(a: Bounds, b: Bounds) -> float:
+    """Intersection over union of two ``(x0, y0, x1, y1)`` boxes (0 for boxes without area)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def covered(spans: Sequence[tuple[Fraction, Fraction]]) -> Fraction:
+    """The length of the union of ``[start, end)`` spans."""
+    total, reach = Fraction(0), None
+    for start, end in sorted(spans):
+        if reach is None or start > reach:
+            total += end - start
+            reach = end
+        elif end > reach:
+            total += end - reach
+            reach = end
+    return total
+
+
+def places(cues: Sequence[Cue], options: OverlayOptions | None = None) -> list[list[int]]:
+    """The cues grouped into places (rule 1), each a sorted list of indices into ``cues``; every cue is in one."""
+    opts = options or OverlayOptions()
+    parent = list(range(len(cues)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    order = sorted(range(len(cues)), key=lambda k: (cues[k].start, cues[k].end))
+    for n, j in enumerate(order):
+        b = cues[j]
+        for i in order[:n]:
+            a = cues[i]
+            if a.end + opts.near < b.start or root(i) == root(j):
+                continue
+            if box_iou(a.box, b.box) >= opts.same_box and similarity(a.text, b.text) >= opts.same_text:
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(cues)):
+        groups[root(i)].append(i)
+    return sorted(groups.values())
+
+
+def find_overlays(cues: Sequence[Cue], duration: Fraction, options: OverlayOptions | None = None) -> list[Overlay]:
+    """The overlays among a run's cues (module docstring), in time order; none for a video without duration."""
+    opts = options or OverlayOptions()
+    if duration <= 0:
+        return []
+    found = []
+    for place in places(cues, opts):
+        members = [cues[i] for i in place]
+        span = covered([(c.start, c.end) for c in members])
+        if span < opts.min_share * duration:
+            continue
+        start, end = min(c.start for c in members), max(c.end for c in members)
+        inside = set(place)
+        others = sum(
+            1
+            for k, c in enumerate(cues)
+            if k not in inside and (start < c.start < end or start < c.end < end)
+        )
+        if others < opts.min_others:
+            continue
+        on_screen: dict[str, Fraction] = defaultdict(Fraction)
+        for c in members:
+            on_screen[c.text] += c.end - c.start
+        text = max(on_screen, key=on_screen.__getitem__)  # the earliest of equals (dicts keep insertion order)
+        box = tuple(sum(c.box[k] for c in members) / len(members) for k in range(4))
+        found.append(Overlay(text, box, start, end, span, tuple(place)))  # type: ignore[arg-type]
+    return sorted(found, key=lambda o: (o.start, o.box[1]))
+
+
+def written_cues(cues: Sequence[Cue], keep_overlays: bool = False) -> list[Cue]:
+    """The cues the subtitle files get: all with ``keep_overlays``, else those that are not an overlay's."""
+    return list(cues) if keep_overlays else [c for c in cues if c.kind != "overlay"]
+
+
+def mark_overlays(cues: Sequence[Cue], duration: Fraction,
+                  options: OverlayOptions | None = None) -> tuple[list[Cue], list[Overlay]]:
+    """``cues`` with those of an overlay marked ``kind="overlay"`` (same order), and the overlays."""
+    overlays = find_overlays(cues, duration, options)
+    marked = {i for o in overlays for i in o.cues}
+    out = [dataclasses.replace(c, kind="overlay") if i in marked else c for i, c in enumerate(cues)]
+    return out, overlays
