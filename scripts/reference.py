@@ -471,7 +471,8 @@ MIN_FRAMES = 3
 
 def reference_options(fps: Fraction) -> dict[str, float]:
     """Cue builder options for every frame of a video at ``fps`` frames/s (see the module docstring, Merge)."""
-    return {"confirm_frames": max(3, round(CONFIRM_S * fps)), "max_gap": max(1, round(GAP_S * fps))}
+    # alike_vote 0: the plain vote (most summed score per reading); a counter clip's cue has hundreds of readings
+    return {"confirm_frames": max(3, round(CONFIRM_S * fps)), "max_gap": max(1, round(GAP_S * fps)), "alike_vote": 0}
 
 
 def reference_cues(
@@ -522,6 +523,8 @@ def read_fed_frames(path: Path, index: FrameIndex) -> list[FrameText]:
         if not raw.strip():
             continue
         record = json.loads(raw)
+        if "kind" in record:  # an overlay's line after the frames (README, the outputs)
+            continue
         i = record["index"]
         if not 0 <= i < len(index) or index.pts_of(i) != record["pts"]:
             raise ValueError(f"{path}:{n}: frame {i} (pts {record['pts']}) is not in the video's frame index")
@@ -674,9 +677,13 @@ def run_flowocr(
     """``PYTHON -m flowocr run VIDEO -o OUT --formats srt,jsonl,json --area AREA -q`` plus ``run_args`` (an
     ``--area`` among them wins), in ``out_dir`` (so no checkout in the current folder shadows the installed
     flowocr). ``python`` defaults to this interpreter; another one runs the flowocr it imports (a baseline).
-    Raises FlowOcrError with flowocr's exit code when the run fails."""
+    This flowocr's run gets ``--keep-overlays``: the reference has every text on screen, a logo's too, and the
+    comparison measures reading, not the overlay rule (README, Overlays). Raises FlowOcrError with flowocr's exit
+    code when the run fails."""
     argv = [python or sys.executable, "-m", "flowocr", "run", str(video.resolve()), "-o", str(out_dir),
             "--formats", "srt,jsonl,json", "-q"]  # fmt: skip
+    if python is None:
+        argv.append("--keep-overlays")
     if not any(a == "--area" or a.startswith("--area=") for a in run_args):
         argv += ["--area", area]
     argv += list(run_args)

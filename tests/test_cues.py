@@ -143,6 +143,20 @@ def test_vote_picks_the_majority_reading_at_equal_confidence():
     assert texts(cues) == ["Central Station"]
 
 
+def test_vote_among_readings_all_different_picks_the_one_most_alike_the_others():
+    # over a busy picture no two readings of a bilingual cue agree; the one that lost its English line scores
+    # highest on its own, but the others, all two lines, are alike one another
+    zh, en = "从这里坐地铁到机场", "The metro to the airport"
+    readings = [[line(zh, y=240, score=0.96)],
+                [line(zh, y=240, score=0.9), line("The metro jothe airport", y=272, score=0.8)],
+                [line(zh, y=240, score=0.9), line(en, y=272, score=0.85)],
+                [line("从这里坐地铁到机", y=240, score=0.9), line("The metro to the air port", y=272, score=0.8)]]
+    frames = [sample(k, *lines) for k, lines in enumerate(readings)]
+    assert texts(cues_of(frames)) == [f"{zh}\n{en}"]
+    # the plain vote (alike_vote 0, the reference merge's) takes the reading of most summed score
+    assert texts(cues_of(frames, alike_vote=0)) == [zh]
+
+
 def test_a_cue_seen_in_one_sample_is_kept_only_when_confident():
     confident = cues_of([sample(0), sample(1, line("Hurry!", score=0.9)), sample(2), sample(3)])
     unsure = cues_of([sample(0), sample(1, line("Hurry!", score=0.7)), sample(2), sample(3)])

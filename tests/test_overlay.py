@@ -97,7 +97,8 @@ def logo_video(tmp_path_factory) -> Path:
     for k, line in enumerate(LINES):
         draws.append(f"drawtext=fontfile={FONT}:text='{line}':x=(w-tw)/2:y=h-60:fontsize=30:fontcolor=white:"
                      f"borderw=2:enable='between(t,{2 * k},{2 * k + 2 - 0.001})'")  # fmt: skip
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "gradients=size=640x360:rate=25:duration=8:speed=0.02",
+    background = "gradients=size=640x360:rate=25:duration=8:speed=0.02"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", background,
                     "-vf", ",".join(draws), "-c:v", "libx264", "-pix_fmt", "yuv420p", "-y", str(path)],
                    check=True)  # fmt: skip
     return path
