@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from flowocr.cues.model import Cue, FrameText
@@ -174,9 +175,16 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
                   "workers": sorted({r["pid"] for r in results})},
         "frames_sampled": len(stitched.frames),
         "facts": info.to_json(),
+        "review_page": str(paths["html"]) if "html" in paths else None,
     }  # fmt: skip
     if "json" in paths:
         files[paths["json"]] = json_text(report)
+    if "html" in paths:  # split tasks keep no crops: the page shows a placeholder per cue
+        from flowocr.output.review import review_html, video_src
+
+        files[paths["html"]] = review_html(cues, title=Path(video).name, stem=Path(video).stem,
+                                           video=video_src(video, paths["html"]),
+                                           frame_s=index.duration / len(index))  # fmt: skip
     atomic_write_texts(files)  # all replaced together, once every one is written (as a local run's)
     return report
 

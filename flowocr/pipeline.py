@@ -22,9 +22,9 @@ from typing import Any
 from flowocr.cues.model import Cue, FrameText
 from flowocr.errors import FlowOcrError, UsageError
 
-FORMATS = ("srt", "vtt", "ass", "txt", "jsonl", "json")
+FORMATS = ("srt", "vtt", "ass", "txt", "jsonl", "json", "html")
 EXTENSIONS = {"srt": ".srt", "vtt": ".vtt", "ass": ".ass", "txt": ".txt", "jsonl": ".frames.jsonl",
-              "json": ".report.json"}  # fmt: skip
+              "json": ".report.json", "html": ".review.html"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -164,6 +164,8 @@ class VideoRun:
         self.segment = segment
         self.trace = None if segment is None else SegmentTrace()
         self._last_fed = -1
+        self.crops = None  # with the review page: crops of the text read (flowocr.output.review.CropKeeper)
+        self.cue_crops: dict[Cue, bytes] = {}
 
     def cues(self) -> Iterator[Cue]:
         from flowocr.cues.builder import CueBuilder
@@ -261,6 +263,10 @@ class VideoRun:
             from_index=start,
             until_index=self.segment.stop if self.segment else None, main_format=main_format_for(info),
         ))  # fmt: skip
+        if "html" in opts.formats and self.segment is None:
+            from flowocr.output.review import CropKeeper
+
+            self.crops = CropKeeper()
         if "jsonl" in opts.formats and self.segment is None:
             resume_at = None if state is None else state.jsonl_bytes
             self.jsonl = JsonlWriter(opts.output(self.video, "jsonl"), resume_at=resume_at)
@@ -315,13 +321,19 @@ class VideoRun:
         """Readings into the JSONL and the cue builder; the cues that became final, refined by the reader."""
         reader = self.reader
         for r in readings:
+            if self.crops is not None and not r.reused:
+                self.crops.settle(r.index)  # one reading per OCR call, in the order of the calls
             if self._gate is not None:
                 self.aux_stats.update(frames_sent=self._gate.sent, change_points=reader.change_points,
                                       extra_frames=reader.extra_frames)  # fmt: skip
             for cue in self.feed(r.index, r.pts, r.lines, r.reused):
                 yield self._emit(reader.refine(cue))
             self.checkpoint(r.index, r.lines, r.ref_index)
-        reader.forget_before(self.builder.oldest_open())
+        oldest = self.builder.oldest_open()
+        reader.forget_before(oldest)
+        if self.crops is not None:
+            self.crops.discard_pending()
+            self.crops.forget_before(self._last_fed + 1 if oldest is None else oldest)
 
     def _close_aux(self) -> None:
         if getattr(self, "_reader_log", None) is not None:
@@ -438,10 +450,12 @@ class VideoRun:
             bands = [rect]
         else:
             bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
-        lines = read_frame(self.engine, image, rect, bands)
+        lines = tuple(line for line in read_frame(self.engine, image, rect, bands) if plausible(line))
         self.stats.ocr_s += time.monotonic() - t
         self.stats.ocr_calls += 1
-        return tuple(line for line in lines if plausible(line))
+        if self.crops is not None:
+            self.crops.offer(image, lines)
+        return lines
 
     def feed(self, index: int, pts: int, lines: tuple, reused: bool) -> list[Cue]:
         """One OCR'd (or reused) frame into the JSONL and the cue builder; the cues that became final."""
@@ -472,6 +486,10 @@ class VideoRun:
         if self.stats.first_cue_s is None:
             self.stats.first_cue_s = time.monotonic() - self._started
         self.all_cues.append(cue)
+        if self.crops is not None:
+            image = self.crops.crop(cue)
+            if image is not None:
+                self.cue_crops[cue] = image
         self.listener("cue", {"cue": cue})
         return cue
 
@@ -511,6 +529,8 @@ class VideoRun:
                 files = subtitle_texts(self.all_cues, paths, self.info.display_width, self.info.display_height)
                 if "json" in paths:
                     files[paths["json"]] = json_text(report)
+                if "html" in paths:
+                    files[paths["html"]] = self._review_page(paths["html"])
                 ready = {} if self.jsonl is None else {self.jsonl.finish(): self.jsonl.path}
                 atomic_write_texts(files, ready=ready)
             except OutputError as exc:
@@ -531,6 +551,15 @@ class VideoRun:
                 write_json(opts.output(self.video, "json"), self.report)
         if output_failure is not None:
             raise output_failure
+
+    def _review_page(self, page: Path) -> str:
+        """The review page (:mod:`flowocr.output.review`) of this run's cues, with the crops kept while reading."""
+        from flowocr.output.review import review_html, video_src
+
+        index = self.source.index
+        return review_html(self.all_cues, title=Path(self.video).name, stem=Path(self.video).stem,
+                           video=video_src(self.video, page), frame_s=index.duration / len(index),
+                           crops=self.cue_crops)  # fmt: skip
 
     def _report(self, complete: bool, error: BaseException | None, started: float) -> dict[str, Any]:
         """The run report (README, "Run report keys"); ``traceback`` only for an error that is not flowocr's own
@@ -560,6 +589,8 @@ class VideoRun:
             "frames_sampled": self.stats.frames,
             "timing_accuracy": "sample" if opts.no_aux else "frame",
             "resumed_from": getattr(self, "resumed_from", None),
+            "review_page": str(opts.output(self.video, "html"))
+            if complete and "html" in opts.formats and self.segment is None else None,
             "aux": getattr(self, "aux_stats", None),
             "decode": source.report() if source is not None else None,
             "hw_notes": getattr(self, "hw_notes", []),
