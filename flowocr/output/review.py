@@ -111,8 +111,8 @@ def _asset(name: str) -> str:
 
 
 def _script_json(data: object) -> str:
-    """JSON safe inside a ``<script>`` element: no ``</`` can end it early."""
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+    """JSON safe inside a ``<script>`` element: no ``<`` at all, so no ``</script>`` or ``<!--`` can end it early."""
+    return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
 
 
 def review_html(
