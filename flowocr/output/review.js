@@ -138,15 +138,15 @@
       const on = el("button", { class: "step", title: "one frame later" }, "+1f");
       back.addEventListener("click", () => { step(c, which, -1); update(k); });
       on.addEventListener("click", () => { step(c, which, 1); update(k); });
-      return [el("span", {}, which), input, back, on];
+      return el("span", { class: "when" }, which + " ", input, back, on);
     };
     const flags = el("span", { class: "flags" });
     const text = el("textarea", { class: "text", rows: String(Math.max(2, lines(c.text).length)) });
     text.value = c.text;
     text.addEventListener("input", () => { c.text = text.value; update(k); });
     const row = el("li", { class: "cue", "data-n": String(c.n) }, crop,
-                   el("div", { class: "meta" }, el("span", { class: "n" }, "#" + c.n), ...timeField("start"),
-                      ...timeField("end"), el("span", { class: "score" }, "conf " + c.score.toFixed(2)), flags),
+                   el("div", { class: "meta" }, el("span", { class: "n" }, "#" + c.n), timeField("start"),
+                      timeField("end"), el("span", { class: "score" }, "conf " + c.score.toFixed(2)), flags),
                    text);
     row.addEventListener("click", (event) => {
       if (event.target.closest("input, textarea, button")) { select(k, false); return; }
