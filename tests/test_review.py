@@ -389,3 +389,19 @@ def test_a_flag_filter_shows_only_the_cues_with_that_flag(browser, tmp_path):
     assert browser.js(visible) == ["3"]
     browser.driver.find_element("css selector", "button[data-filter='all']").click()
     assert browser.js(visible) == ["1", "2", "3"]
+
+
+def test_progress_names_the_review_page_of_a_video_and_the_index_of_a_batch(capsys, tmp_path):
+    from flowocr.cli.progress import JsonProgress, PlainProgress
+
+    report = {"cues": 6, "complete": True, "ocr": {"calls": 7, "reused": 17}, "timing": {"total_s": 3.8},
+              "review_page": "out/demo.review.html"}  # fmt: skip
+    PlainProgress(1).finished("demo.mp4", report)
+    PlainProgress(2).review_index(tmp_path / "index.html")
+    err = capsys.readouterr().err
+    assert "review page: out/demo.review.html" in err and f"review pages: {tmp_path / 'index.html'}" in err
+    JsonProgress(1).finished("demo.mp4", report)
+    JsonProgress(2).review_index(tmp_path / "index.html")
+    done, index = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert done["event"] == "done" and done["review_page"] == "out/demo.review.html"
+    assert index == {"event": "review_index", "path": str(tmp_path / "index.html")}

@@ -220,7 +220,7 @@ def run_command(
             done = _run_distributed(videos, options, cluster, progress, failed, skip=skip_existing or options.resume)
         finally:
             progress.close()
-        _review_index(videos, options, failed, progress)
+        _review_index(videos, options, failed, progress, batch=not single)
         _batch_end(videos, failed, done)
         return
     done = 0
@@ -252,15 +252,16 @@ def run_command(
         if detector is not None:
             detector.stop()
         progress.close()
-    _review_index(videos, options, failed, progress)
+    _review_index(videos, options, failed, progress, batch=not single)
     _batch_end(videos, failed, done)
 
 
-def _review_index(videos: list[str], options, failed: list[tuple[str, str]], progress) -> None:
-    """A batch's review index (``index.html``), when it writes review pages; says where it is."""
+def _review_index(videos: list[str], options, failed: list[tuple[str, str]], progress, *, batch: bool) -> None:
+    """A batch's review index (``index.html``; a folder, a glob or several paths), when it writes review pages;
+    says where it is."""
     from flowocr.batch import write_review_index
 
-    if len(videos) > 1 and "html" in options.formats:
+    if batch and videos and "html" in options.formats:
         progress.review_index(write_review_index(videos, options, dict(failed)))
 
 
