@@ -184,7 +184,9 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
 
         files[paths["html"]] = review_html(cues, title=Path(video).name, stem=Path(video).stem,
                                            video=video_src(video, paths["html"]),
-                                           frame_s=index.duration / len(index))  # fmt: skip
+                                           frame_s=index.duration / len(index),
+                                           first_frame_s=index.pts[0] * index.time_base,
+                                           duration_s=index.duration)  # fmt: skip
     atomic_write_texts(files)  # all replaced together, once every one is written (as a local run's)
     return report
 

@@ -559,6 +559,7 @@ class VideoRun:
         index = self.source.index
         return review_html(self.all_cues, title=Path(self.video).name, stem=Path(self.video).stem,
                            video=video_src(self.video, page), frame_s=index.duration / len(index),
+                           first_frame_s=index.pts[0] * index.time_base, duration_s=index.duration,
                            crops=self.cue_crops)  # fmt: skip
 
     def _report(self, complete: bool, error: BaseException | None, started: float) -> dict[str, Any]:

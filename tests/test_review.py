@@ -337,6 +337,22 @@ def test_clicking_a_cue_seeks_the_video_to_its_start_and_plays(demo_page, demo):
 
 
 @needs_browser
+def test_a_cue_of_a_video_starting_late_seeks_to_its_start_on_the_players_clock(browser, tmp_path):
+    # start_offset.mkv's first frame is at 7.5 s; Chromium's clock counts from the stream's zero for it.
+    done = run_cli("run", str(FIXTURES / "start_offset.mkv"), "-o", str(tmp_path), "--quiet", "--formats", "srt,html")
+    assert done.returncode == 0, done.stderr
+    start = parse_srt((tmp_path / "start_offset.srt").read_text())[1].start
+    browser.open(tmp_path / "start_offset.review.html")
+    deadline = time.monotonic() + 5
+    while browser.js("return document.querySelector('video').readyState") < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert browser.js("return flowocrReview.offset()") == 7.5
+    browser.driver.find_elements("css selector", "li.cue .crop")[1].click()
+    time_now = Fraction(browser.js("return document.querySelector('video').currentTime")) - Fraction(15, 2)
+    assert start <= time_now <= start + Fraction(1, 2)  # seeked there, and playing
+
+
+@needs_browser
 def test_keys_move_between_cues_accept_them_and_step_a_start_by_one_frame(demo_page):
     from selenium.webdriver.common.keys import Keys
 

@@ -53,7 +53,7 @@
     })].join("\n");
   }
 
-  const api = { lines, clock, parseClock, srtText, vttText };
+  const api = { lines, clock, parseClock, srtText, vttText, offset: () => offset };
   window.flowocrReview = api;
   const source = document.getElementById("flowocr-data");
   if (!source) return;
@@ -85,7 +85,17 @@
 
   const video = el("video", { controls: "", preload: "metadata", src: data.video });
   const now = el("div", { class: "now" }, "00:00:00.000");
-  video.addEventListener("timeupdate", () => { now.textContent = clock(Math.floor(video.currentTime * 1000), "."); });
+  // Cue times count from the first frame. A player whose clock counts from the stream's zero instead shows a
+  // duration of first frame + length: then its clock is offset by the first frame's time.
+  let offset = 0;
+  video.addEventListener("loadedmetadata", () => {
+    const length = data.duration_s, first = data.first_frame_s;
+    const fromZero = Math.abs(video.duration - first - length) < Math.abs(video.duration - length);
+    offset = length && first > 0 && fromZero ? first : 0;
+  });
+  video.addEventListener("timeupdate", () => {
+    now.textContent = clock(Math.max(0, Math.floor((video.currentTime - offset) * 1000)), ".");
+  });
   const count = el("span", { class: "count" });
   const filterBar = el("span", { class: "filters" });
   const list = el("ol", { class: "cues" });
@@ -108,7 +118,7 @@
   vttButton.addEventListener("click", () => download(data.stem + ".vtt", vttText(cues)));
 
   function seek(c, play) {
-    video.currentTime = c.startS;
+    video.currentTime = c.startS + offset;
     if (play) video.play().catch(() => {});  // a source the browser cannot play still seeks
   }
 

@@ -117,15 +117,21 @@ def _script_json(data: object) -> str:
 
 def review_html(
     cues: Sequence[Cue], *, title: str, video: str, frame_s: Fraction, crops: Mapping[Cue, bytes] | None = None,
-    stem: str | None = None,
+    stem: str | None = None, first_frame_s: Fraction = Fraction(0), duration_s: Fraction | None = None,
 ) -> str:  # fmt: skip
     """The review page of one run. ``video``: the ``<video src>`` (see :func:`video_src`); ``frame_s``: one frame's
     duration in seconds (the step of the time buttons); ``crops``: JPEG bytes per cue (a cue without one shows a
-    placeholder); ``stem``: the downloads' file name without suffix (default ``title``)."""
+    placeholder); ``stem``: the downloads' file name without suffix (default ``title``).
+
+    Cue times count from the first frame; ``first_frame_s`` is that frame's own timestamp (s) and ``duration_s``
+    the video's length from it. Some players' clocks count from the stream's zero, not from the first frame
+    (Chromium's for a Matroska file that starts at 7.5 s): the page seeks to ``first_frame_s`` + the cue's start
+    when the player's duration says its clock counts that way."""
     if frame_s <= 0:
         raise ValueError(f"a frame lasts a positive time, got {frame_s} s")
     data = {
         "title": title, "stem": stem or title, "video": video, "frame_s": float(frame_s),
+        "first_frame_s": float(first_frame_s), "duration_s": None if duration_s is None else float(duration_s),
         "flags": list(FLAGS), "cues": review_data(cues, crops=crops or {}, frame_s=frame_s),
     }  # fmt: skip
     return (
