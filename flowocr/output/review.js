@@ -101,14 +101,17 @@
   const list = el("ol", { class: "cues" });
   const srtButton = el("button", { id: "download-srt" }, "Download SRT");
   const vttButton = el("button", { id: "download-vtt" }, "Download VTT");
+  const keys = "j/k or ↓/↑ next/previous · Enter edit · Esc done · a accept · [ ] start, { } end ±1 frame · "
+    + "p play";
   document.body.append(
     el("header", {}, el("h1", {}, data.title), count, filterBar, srtButton, vttButton,
-       el("span", { class: "keys" }, "j/k or ↓/↑ next/previous · Enter edit · Esc done · a accept · [ ] start, { } end ±1 frame · p play")),
+       el("span", { class: "keys" }, keys)),
     el("main", {}, el("div", { class: "player" }, video, now), list),
   );
 
   function download(name, text) {
-    const a = el("a", { href: URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" })), download: name });
+    const blob = new Blob([text], { type: "text/plain;charset=utf-8" });
+    const a = el("a", { href: URL.createObjectURL(blob), download: name });
     document.body.append(a);
     a.click();
     a.remove();
@@ -133,7 +136,8 @@
   }
 
   const rows = cues.map((c, k) => {
-    const crop = c.img ? el("img", { class: "crop", src: c.img, alt: "text as read" }) : el("div", { class: "crop none" }, "no image");
+    const crop = c.img ? el("img", { class: "crop", src: c.img, alt: "text as read" })
+                       : el("div", { class: "crop none" }, "no image");
     const timeField = (which) => {
       const input = el("input", { class: "time " + which, value: clock(c[which + "Ms"], ",") });
       input.addEventListener("change", () => {
