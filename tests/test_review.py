@@ -373,6 +373,19 @@ def test_keys_move_between_cues_accept_them_and_step_a_start_by_one_frame(demo_p
 
 
 @needs_browser
+def test_a_typed_time_is_taken_and_one_that_is_not_a_time_or_not_before_the_end_is_refused(demo_page):
+    from selenium.webdriver.common.keys import Keys
+
+    start = demo_page.driver.find_elements("css selector", "li.cue input.start")[0]
+    for typed, shown in (("0:00:00.3", "00:00:00,300"), ("soon", "00:00:00,300"), ("00:00:02,480", "00:00:00,300")):
+        start.send_keys(Keys.CONTROL, "a")
+        start.send_keys(typed, Keys.TAB)
+        assert start.get_attribute("value") == shown, typed
+    srt = parse_srt(demo_page.js("return flowocrReview.srtText(flowocrReview.cues)"))
+    assert srt[0].start == Fraction(3, 10) and srt[0].end == Fraction(248, 100)  # cue 1 ends at 2.480
+
+
+@needs_browser
 def test_the_pages_srt_and_vtt_writers_equal_flowocrs_on_awkward_text_and_times(browser, demo, tmp_path):
     odd = [
         "tab\tand  spaces\u3000\nsecond\r\nthird\rfourth",
