@@ -31,7 +31,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from flowocr.cues.model import Cue, FrameText
@@ -180,13 +179,9 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
     if "json" in paths:
         files[paths["json"]] = json_text(report)
     if "html" in paths:  # split tasks keep no crops: the page shows a placeholder per cue
-        from flowocr.output.review import review_html, video_src
+        from flowocr.output.review import run_review_html
 
-        files[paths["html"]] = review_html(cues, title=Path(video).name, stem=Path(video).stem,
-                                           video=video_src(video, paths["html"]),
-                                           frame_s=index.duration / len(index),
-                                           first_frame_s=index.pts[0] * index.time_base,
-                                           duration_s=index.duration)  # fmt: skip
+        files[paths["html"]] = run_review_html(cues, video=video, page=paths["html"], index=index)
     atomic_write_texts(files)  # all replaced together, once every one is written (as a local run's)
     return report
 

@@ -554,13 +554,10 @@ class VideoRun:
 
     def _review_page(self, page: Path) -> str:
         """The review page (:mod:`flowocr.output.review`) of this run's cues, with the crops kept while reading."""
-        from flowocr.output.review import review_html, video_src
+        from flowocr.output.review import run_review_html
 
-        index = self.source.index
-        return review_html(self.all_cues, title=Path(self.video).name, stem=Path(self.video).stem,
-                           video=video_src(self.video, page), frame_s=index.duration / len(index),
-                           first_frame_s=index.pts[0] * index.time_base, duration_s=index.duration,
-                           crops=self.cue_crops)  # fmt: skip
+        return run_review_html(self.all_cues, video=self.video, page=page, index=self.source.index,
+                               crops=self.cue_crops)  # fmt: skip
 
     def _report(self, complete: bool, error: BaseException | None, started: float) -> dict[str, Any]:
         """The run report (README, "Run report keys"); ``traceback`` only for an error that is not flowocr's own

@@ -144,6 +144,15 @@ def review_html(
     )
 
 
+def run_review_html(cues: Sequence[Cue], *, video: str, page: str | os.PathLike[str], index,
+                    crops: Mapping[Cue, bytes] | None = None) -> str:  # fmt: skip
+    """:func:`review_html` of a run of ``video`` whose page is written at ``page``; ``index``: the video's
+    :class:`~flowocr.probe.index.FrameIndex` (its mean frame duration, first frame time and length)."""
+    return review_html(cues, title=Path(video).name, stem=Path(video).stem, video=video_src(video, page),
+                       frame_s=index.duration / len(index), first_frame_s=index.pts[0] * index.time_base,
+                       duration_s=index.duration, crops=crops)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class IndexEntry:
     """One video of a batch's ``index.html``: its name, its review page (a relative URL, None when it has none)
@@ -296,5 +305,6 @@ __all__ = [
     "index_html",
     "review_data",
     "review_html",
+    "run_review_html",
     "video_src",
 ]
