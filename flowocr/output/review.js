@@ -94,7 +94,9 @@
     offset = length && first > 0 && fromZero ? first : 0;
   });
   video.addEventListener("timeupdate", () => {
-    now.textContent = clock(Math.max(0, Math.floor((video.currentTime - offset) * 1000)), ".");
+    const ms = Math.max(0, Math.floor((video.currentTime - offset) * 1000));
+    now.textContent = clock(ms, ".");
+    cues.forEach((c, k) => rows[k].row.classList.toggle("playing", c.startMs <= ms && ms < c.endMs));
   });
   const count = el("span", { class: "count" });
   const filterBar = el("span", { class: "filters" });
