@@ -20,7 +20,8 @@ lint: deps
 
 deps: system-deps $(STAMP)
 
-# ffmpeg/ffprobe and a CJK font (for the fixtures) from Debian's packages, only when missing.
+# ffmpeg/ffprobe, a CJK font (for the fixtures) and chromium with its driver (the review page's browser tests)
+# from Debian's packages, only when missing.
 system-deps:
 	@bash scripts/install_system_deps.sh
 

@@ -54,3 +54,36 @@ def failure_reason(video: str, error: BaseException) -> str:
     if isinstance(error, FlowOcrError):
         return one_line(error)
     return f"{video}: {type(error).__name__}: {one_line(error)}"
+
+
+def write_review_index(videos: list[str], options, failed: dict[str, str]) -> Path:
+    """A batch's ``index.html`` in the output folder: one row per video linking its review page (a relative link),
+    with its cue count from its report (when written) and whether it failed (``failed``: video -> reason).
+    Written atomically; returns its path."""
+    from urllib.parse import quote
+
+    from flowocr.output.review import IndexEntry, index_html
+    from flowocr.output.writers import atomic_write_text, make_output_dir
+
+    entries = []
+    for video in videos:
+        page = options.output(video, "html")
+        entries.append(IndexEntry(
+            video=video, page=quote(page.name) if page.exists() and video not in failed else None,
+            cues=_report_cues(options.output(video, "json")),
+            status=f"failed: {failed[video]}" if video in failed else "complete",
+        ))  # fmt: skip
+    make_output_dir(options.out_dir)
+    path = Path(options.out_dir) / "index.html"
+    atomic_write_text(path, index_html(entries, title=f"flowocr review: {len(videos)} videos"))
+    return path
+
+
+def _report_cues(path: Path) -> int | None:
+    import json
+
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return report.get("cues") if report.get("complete") else None

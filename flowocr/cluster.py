@@ -157,8 +157,8 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
         results = [*results, *whole]
         stitched = stitch([whole[0]["trace"]], [])
     make_output_dir(options.out_dir)
-    cues, overlays = mark_overlays(sorted(stitched.cues, key=lambda c: (c.start, c.track)), index.duration)
-    cues = written_cues(cues, options.keep_overlays)
+    marked, overlays = mark_overlays(sorted(stitched.cues, key=lambda c: (c.start, c.track)), index.duration)
+    cues = written_cues(marked, options.keep_overlays)
     paths = {f: options.output(video, f) for f in options.formats}
     files = subtitle_texts(cues, paths, info.display_width, info.display_height)
     if "jsonl" in paths:
@@ -179,9 +179,15 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
                   "workers": sorted({r["pid"] for r in results})},
         "frames_sampled": len(stitched.frames),
         "facts": info.to_json(),
+        "review_page": str(paths["html"]) if "html" in paths else None,
     }  # fmt: skip
     if "json" in paths:
         files[paths["json"]] = json_text(report)
+    if "html" in paths:  # split tasks keep no crops: the page shows a placeholder per cue
+        from flowocr.output.review import run_review_html
+
+        files[paths["html"]] = run_review_html(marked, video=video, page=paths["html"], index=index,
+                                               keep_overlays=options.keep_overlays)
     atomic_write_texts(files)  # all replaced together, once every one is written (as a local run's)
     return report
 

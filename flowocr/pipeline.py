@@ -22,9 +22,9 @@ from typing import Any
 from flowocr.cues.model import Cue, FrameText
 from flowocr.errors import FlowOcrError, UsageError
 
-FORMATS = ("srt", "vtt", "ass", "txt", "jsonl", "json")
+FORMATS = ("srt", "vtt", "ass", "txt", "jsonl", "json", "html")
 EXTENSIONS = {"srt": ".srt", "vtt": ".vtt", "ass": ".ass", "txt": ".txt", "jsonl": ".frames.jsonl",
-              "json": ".report.json"}  # fmt: skip
+              "json": ".report.json", "html": ".review.html"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,8 @@ class VideoRun:
         self.trace = None if segment is None else SegmentTrace()
         self._last_fed = -1
         self.overlays: list[dict[str, Any]] = []  # flowocr.cues.overlay, set when a run ends
+        self.crops = None  # with the review page: crops of the text read (flowocr.output.review.CropKeeper)
+        self.cue_crops: dict[Cue, bytes] = {}
 
     def cues(self) -> Iterator[Cue]:
         from flowocr.cues.builder import CueBuilder
@@ -263,6 +265,10 @@ class VideoRun:
             from_index=start,
             until_index=self.segment.stop if self.segment else None, main_format=main_format_for(info),
         ))  # fmt: skip
+        if "html" in opts.formats and self.segment is None:
+            from flowocr.output.review import CropKeeper
+
+            self.crops = CropKeeper()
         if "jsonl" in opts.formats and self.segment is None:
             resume_at = None if state is None else state.jsonl_bytes
             self.jsonl = JsonlWriter(opts.output(self.video, "jsonl"), resume_at=resume_at)
@@ -317,13 +323,19 @@ class VideoRun:
         """Readings into the JSONL and the cue builder; the cues that became final, refined by the reader."""
         reader = self.reader
         for r in readings:
+            if self.crops is not None and not r.reused:
+                self.crops.settle(r.index)  # one reading per OCR call, in the order of the calls
             if self._gate is not None:
                 self.aux_stats.update(frames_sent=self._gate.sent, change_points=reader.change_points,
                                       extra_frames=reader.extra_frames)  # fmt: skip
             for cue in self.feed(r.index, r.pts, r.lines, r.reused):
                 yield self._emit(reader.refine(cue))
             self.checkpoint(r.index, r.lines, r.ref_index)
-        reader.forget_before(self.builder.oldest_open())
+        oldest = self.builder.oldest_open()
+        reader.forget_before(oldest)
+        if self.crops is not None:
+            self.crops.discard_pending()
+            self.crops.forget_before(self._last_fed + 1 if oldest is None else oldest)
 
     def _close_aux(self) -> None:
         if getattr(self, "_reader_log", None) is not None:
@@ -440,10 +452,12 @@ class VideoRun:
             bands = [rect]
         else:
             bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
-        lines = read_frame(self.engine, image, rect, bands)
+        lines = tuple(line for line in read_frame(self.engine, image, rect, bands) if plausible(line))
         self.stats.ocr_s += time.monotonic() - t
         self.stats.ocr_calls += 1
-        return tuple(line for line in lines if plausible(line))
+        if self.crops is not None:
+            self.crops.offer(image, lines)
+        return lines
 
     def feed(self, index: int, pts: int, lines: tuple, reused: bool) -> list[Cue]:
         """One OCR'd (or reused) frame into the JSONL and the cue builder; the cues that became final."""
@@ -474,6 +488,10 @@ class VideoRun:
         if self.stats.first_cue_s is None:
             self.stats.first_cue_s = time.monotonic() - self._started
         self.all_cues.append(cue)
+        if self.crops is not None:
+            image = self.crops.crop(cue)
+            if image is not None:
+                self.cue_crops[cue] = image
         self.listener("cue", {"cue": cue})
         return cue
 
@@ -508,8 +526,12 @@ class VideoRun:
         opts = self.options
         output_failure: OutputError | None = None
         if complete and self.segment is None:
-            self.all_cues, overlays = mark_overlays(self.all_cues, self.source.index.duration)
+            unmarked = self.all_cues
+            self.all_cues, overlays = mark_overlays(unmarked, self.source.index.duration)
             self.overlays = [o.to_json() for o in overlays]
+            for before, after in zip(unmarked, self.all_cues):  # an overlay's cue is a new Cue (kind="overlay")
+                if before is not after and before in self.cue_crops:
+                    self.cue_crops[after] = self.cue_crops.pop(before)
         report = self._report(True, None, started) if complete else None
         if complete and self.segment is None:
             paths = {f: opts.output(self.video, f) for f in opts.formats}
@@ -521,6 +543,8 @@ class VideoRun:
                 if self.jsonl is not None:
                     for overlay in self.overlays:
                         self.jsonl.write_record(overlay)
+                if "html" in paths:
+                    files[paths["html"]] = self._review_page(paths["html"])
                 ready = {} if self.jsonl is None else {self.jsonl.finish(): self.jsonl.path}
                 atomic_write_texts(files, ready=ready)
             except OutputError as exc:
@@ -541,6 +565,13 @@ class VideoRun:
                 write_json(opts.output(self.video, "json"), self.report)
         if output_failure is not None:
             raise output_failure
+
+    def _review_page(self, page: Path) -> str:
+        """The review page (:mod:`flowocr.output.review`) of this run's cues, with the crops kept while reading."""
+        from flowocr.output.review import run_review_html
+
+        return run_review_html(self.all_cues, video=self.video, page=page, index=self.source.index,
+                               crops=self.cue_crops, keep_overlays=self.options.keep_overlays)  # fmt: skip
 
     def _report(self, complete: bool, error: BaseException | None, started: float) -> dict[str, Any]:
         """The run report (README, "Run report keys"); ``traceback`` only for an error that is not flowocr's own
@@ -572,6 +603,8 @@ class VideoRun:
             "frames_sampled": self.stats.frames,
             "timing_accuracy": "sample" if opts.no_aux else "frame",
             "resumed_from": getattr(self, "resumed_from", None),
+            "review_page": str(opts.output(self.video, "html"))
+            if complete and "html" in opts.formats and self.segment is None else None,
             "aux": getattr(self, "aux_stats", None),
             "decode": source.report() if source is not None else None,
             "hw_notes": getattr(self, "hw_notes", []),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs ffmpeg/ffprobe and a CJK font from Debian's packages when they are missing.
+# Installs ffmpeg/ffprobe, a CJK font, and chromium with its driver (the review page's browser tests) from
+# Debian's packages when they are missing.
 # Idempotent: does nothing (and needs no network) when everything is present.
 set -euo pipefail
 
@@ -10,6 +11,8 @@ if command -v fc-list >/dev/null 2>&1; then
 else
     missing+=(fontconfig fonts-noto-cjk)
 fi
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

@@ -110,11 +110,15 @@ def ray_workers_at_the_tests_priority(monkeypatch):
 
 def _assert_same_outputs(got: Path, expected: Path) -> None:
     """Every output of the videos of ``BATCH`` in ``got`` equals the local one in ``expected`` byte for byte, but
-    the reports (times, paths), which must say complete; ``got`` holds no other file."""
+    the reports (times, paths), which must say complete, and the review pages (they name the video's path), which
+    must be there; ``got`` holds no other file but the batch's review index."""
     stems = tuple(f"{Path(name).stem}." for name in BATCH)
     ours = [p for p in expected.iterdir() if p.name.startswith(stems)]
-    names = sorted(p.name for p in ours if not p.name.endswith(".report.json"))
-    assert names and sorted(p.name for p in got.iterdir() if not p.name.endswith(".report.json")) == names
+    names = sorted(p.name for p in ours if not p.name.endswith((".report.json", ".review.html")))
+    pages = sorted(p.name for p in ours if p.name.endswith(".review.html"))
+    assert pages and sorted(p.name for p in got.glob("*.review.html")) == pages
+    assert names and sorted(p.name for p in got.iterdir()
+                            if not p.name.endswith((".report.json", ".review.html", "index.html"))) == names
     for name in names:
         assert (got / name).read_bytes() == (expected / name).read_bytes(), name
     for report in (p for p in ours if p.name.endswith(".report.json")):

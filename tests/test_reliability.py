@@ -263,7 +263,10 @@ def test_paths_with_spaces_and_non_ascii_run_normally_and_name_the_outputs_after
     result = run_cli("run", str(video), "-o", str(out), "--quiet")
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.iterdir()) == [f"vidéo 1{ext}" for ext in (
-        ".ass", ".frames.jsonl", ".report.json", ".srt", ".txt", ".vtt")]  # fmt: skip
+        ".ass", ".frames.jsonl", ".report.json", ".review.html", ".srt", ".txt", ".vtt")]  # fmt: skip
+    # The review page's <video> names the video relative to it, URL-quoted.
+    page = (out / "vidéo 1.review.html").read_text(encoding="utf-8")
+    assert '"video": "../%E7%9B%AE%E5%BD%95%20with%20space/vid%C3%A9o%201.mkv"' in page
     report = json.loads((out / "vidéo 1.report.json").read_text(encoding="utf-8"))
     assert report["complete"] is True and report["video"] == str(video) and report["cues"] > 0
 

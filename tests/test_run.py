@@ -125,6 +125,10 @@ def test_every_output_is_written_and_consistent(runs):
     frames = [json.loads(line) for line in (runs / f"{stem}.frames.jsonl").read_text().splitlines()]
     assert len(frames) == report["frames_sampled"]
     assert sum(1 for f in frames if f["reused"]) == report["ocr"]["reused"]
+    page = (runs / f"{stem}.review.html").read_text()
+    assert page.count('"start_ms"') == len(srt) and report["review_page"] == str(runs / f"{stem}.review.html")
+    index = (runs / "index.html").read_text()  # the batch's review index links every video's page
+    assert all(f'href="{p.name}"' in index for p in runs.glob("*.review.html")) and 'href="demo.review.html"' in index
     assert not list(runs.glob("*.part")) and not list(runs.glob("*.tmp*"))
 
 
@@ -158,6 +162,8 @@ def test_a_batch_with_a_broken_file_finishes_the_others_lists_the_failure_and_ex
     assert "broken.mp4" in result.stderr and "1 of 2 inputs failed" in result.stderr
     assert json.loads((out / "good.report.json").read_text())["complete"] is True
     assert (out / "good.srt").exists() and not (out / "broken.srt").exists()
+    index = (out / "index.html").read_text()
+    assert '<a href="good.review.html">' in index and "failed: " in index and "broken.mp4" in index
     again = run_cli("run", str(folder), "-o", str(out), "--skip-existing")
     assert "skipped" in again.stderr and again.returncode != 0
 

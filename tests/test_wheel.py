@@ -65,6 +65,8 @@ def test_the_installed_wheel_calibrates_and_reads_a_video_from_outside_the_check
     video = FIXTURES / "h264_bframes_2997.mp4"
     ran = _run(venv / "bin" / "flowocr", "run", video, "-o", "out", "--quiet", cwd=tmp_path, env=env)
     assert "calibrat" not in ran.stderr, ran.stderr  # the stored calibration was used
+    page = (tmp_path / "out" / f"{video.stem}.review.html").read_text()
+    assert "flowocrReview" in page and "li.cue" in page  # its script and style are package data, inlined
     cues, truth = read_srt(tmp_path / "out" / f"{video.stem}.srt"), read_srt(video.with_suffix(".srt"))
     assert [c.text for c in cues] == [c.text for c in truth]
     near = Fraction(1001, 30000) + Fraction(1, 1000)  # a frame (29.97 fps), and the millisecond SRT floors to

@@ -220,6 +220,7 @@ def run_command(
             done = _run_distributed(videos, options, cluster, progress, failed, skip=skip_existing or options.resume)
         finally:
             progress.close()
+        _review_index(videos, options, failed, progress, batch=not single)
         _batch_end(videos, failed, done)
         return
     done = 0
@@ -251,7 +252,17 @@ def run_command(
         if detector is not None:
             detector.stop()
         progress.close()
+    _review_index(videos, options, failed, progress, batch=not single)
     _batch_end(videos, failed, done)
+
+
+def _review_index(videos: list[str], options, failed: list[tuple[str, str]], progress, *, batch: bool) -> None:
+    """A batch's review index (``index.html``; a folder, a glob or several paths), when it writes review pages;
+    says where it is."""
+    from flowocr.batch import write_review_index
+
+    if batch and videos and "html" in options.formats:
+        progress.review_index(write_review_index(videos, options, dict(failed)))
 
 
 def _already_complete(n: int, video: str, total: int, options, progress, *, skip: bool) -> bool:

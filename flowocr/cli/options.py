@@ -94,8 +94,9 @@ OPTIONS.update({
     "lang": OptionSpec(("--lang",), "ch", str, "Recognition language: ch (Chinese and English) or en."),
     "engine": OptionSpec(("--engine",), "rapidocr", click.Choice(["rapidocr", "paddle"]), "OCR engine."),
     "formats": OptionSpec(
-        ("--formats",), "srt,vtt,ass,txt,jsonl,json", str,
-        "Outputs to write, comma-separated: srt, vtt, ass, txt, jsonl (per-frame results), json (run report).",
+        ("--formats",), "srt,vtt,ass,txt,jsonl,json,html", str,
+        "Outputs to write, comma-separated: srt, vtt, ass, txt, jsonl (per-frame results), json (run report), html "
+        "(the review page <stem>.review.html).",
     ),
 })
 

@@ -4,11 +4,12 @@
 
 - ``rich``: a live display on stderr (video x/y, position in the video, block x/y, frames per second, OCR calls
   made and results reused, buffered MB, time to the first cue, ETA); cues printed above it.
-- ``plain``: cues on stdout; on stderr a line when a video starts and ends, and a status line at most every
-  ``PLAIN_EVERY_S`` seconds.
+- ``plain``: cues on stdout; on stderr a line when a video starts and ends (with the path of its review page), a
+  status line at most every ``PLAIN_EVERY_S`` seconds, and after a batch the path of its review index.
 - ``json``: for scripts, one JSON object per line on stdout and nothing else there: ``{"event": "start"}`` per
   video, ``"progress"`` at most every ``JSON_EVERY_S`` seconds (the fields of :class:`Status`), ``"cue"`` per
-  final cue, ``"done"`` or ``"failed"`` per video.
+  final cue, ``"done"`` or ``"failed"`` per video (``done`` names the video's review page, ``review_page``, null
+  without one), and after a batch that wrote review pages ``"review_index"`` with the ``path`` of its index.
 - ``--quiet``: nothing but errors and the final failure list.
 """
 
@@ -102,6 +103,9 @@ class QuietProgress:
     def finished(self, video: str, report: dict[str, Any]) -> None:
         pass
 
+    def review_index(self, path) -> None:
+        """A batch wrote its review index (``index.html``) at ``path``."""
+
     def close(self) -> None:
         pass
 
@@ -145,6 +149,11 @@ class PlainProgress(QuietProgress):
         first = timing.get("first_cue_s")
         self._log(f"  {report['cues']} cues, {ocr['calls']} OCR calls, {ocr['reused']} results reused, "
                   f"{timing['total_s']:.1f} s (first cue after {_short(first)})")  # fmt: skip
+        if report.get("review_page"):
+            self._log(f"  review page: {report['review_page']}")
+
+    def review_index(self, path) -> None:
+        self._log(f"review pages: {path}")
 
     def _log(self, message: str) -> None:
         sys.stderr.write(f"flowocr: {message}\n")
@@ -186,7 +195,11 @@ class JsonProgress(QuietProgress):
 
     def finished(self, video: str, report: dict[str, Any]) -> None:
         self._write({"event": "done", "video": video, "complete": report.get("complete"), "cues": report.get("cues"),
-                     "ocr": report.get("ocr"), "timing": report.get("timing")})  # fmt: skip
+                     "ocr": report.get("ocr"), "timing": report.get("timing"),
+                     "review_page": report.get("review_page")})  # fmt: skip
+
+    def review_index(self, path) -> None:
+        self._write({"event": "review_index", "path": str(path)})
 
     @staticmethod
     def _write(obj: dict[str, Any]) -> None:
@@ -234,6 +247,11 @@ class RichProgress(PlainProgress):
     def finished(self, video: str, report: dict[str, Any]) -> None:
         if self.task is not None:
             self.progress.update(self.task, total=1, completed=1)
+        if report.get("review_page"):
+            self.progress.console.print(f"review page: {report['review_page']}", markup=False, highlight=False)
+
+    def review_index(self, path) -> None:
+        self.console.print(f"review pages: {path}", markup=False, highlight=False)
 
     def close(self) -> None:
         self.progress.stop()
