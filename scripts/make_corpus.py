@@ -1369,13 +1369,21 @@ def run(argv: Sequence[str], what: str) -> subprocess.CompletedProcess[bytes]:
     return proc
 
 
+#: The font families a corpus draws from: those of the packages flowocr's make installs or that every Debian has
+#: (fonts-dejavu-core, fonts-noto-cjk), by name. Other installed fonts are left out, so a seed draws the same
+#: corpus on every machine: chromium (the review page's tests) brings fonts-liberation, and a seed's corpus with
+#: it differed from the one measured without it.
+CORPUS_FONT_PREFIXES = ("DejaVu ", "Noto Sans CJK ", "Noto Serif CJK ", "Noto Sans Mono CJK ")
+
+
 def discover_environment() -> Environment:
-    """Font families per language from fontconfig and the whitelisted footage present on this machine."""
+    """Font families per language from fontconfig (among :data:`CORPUS_FONT_PREFIXES`) and the whitelisted footage
+    present on this machine."""
 
     def families(lang: str) -> set[str]:
         out = subprocess.run(["fc-list", f":lang={lang}", "family"], capture_output=True, text=True).stdout
         names = {name.strip() for line in out.splitlines() for name in line.split(",") if name.strip()}
-        return {n for n in names if "Math" not in n}
+        return {n for n in names if "Math" not in n and n.startswith(CORPUS_FONT_PREFIXES)}
 
     fonts = {"zh": sorted(families("zh")), "ja": sorted(families("ja")), "en": sorted(families("en"))}
     latin = families("fr")

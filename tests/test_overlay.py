@@ -62,6 +62,15 @@ def test_text_on_screen_for_less_than_half_the_video_is_not_an_overlay():
     assert len(find_overlays(subtitles(10) + [longer], F(30))) == 1
 
 
+def test_in_a_short_clip_only_text_on_screen_nearly_all_of_it_is_an_overlay():
+    # a 6.4 s sign in a 9.3 s clip is more than half of it, but no longer than a subtitle can be: text
+    sign = cue(F(9, 10), F(73, 10), "Épilogue", LOGO_BOX, 1)
+    short = [cue(F(11, 10), F(42, 10), "Déjà l'été."), cue(F(49, 10), F(59, 10), "Un café ?"), cue(7, 9, "Il pleut.")]
+    assert find_overlays(short + [sign], F(93, 10)) == []
+    logo = cue(0, F(93, 10), "CH7", LOGO_BOX, 1)  # from the first frame to the last: a logo
+    assert len(find_overlays(short + [logo], F(93, 10))) == 1
+
+
 def test_a_sign_that_changes_in_one_place_is_text():
     signs = [cue(k * 6, (k + 1) * 6, text, LOGO_BOX, 1) for k, text in
              enumerate(["Exit", "Platform 4", "Closed today", "Welcome", "Tickets"])]  # fmt: skip

@@ -11,8 +11,10 @@ final cues (:func:`find_overlays`), with the numbers of :class:`OverlayOptions` 
    [5 s] before it started (a logo's readings follow one another; comparing every pair would be quadratic in a
    film's cues).
 2. **Long share.** A place is an overlay when the union of its cues' times covers at least ``min_share`` [0.5] of
-   the video's duration. 0.5 because the longest subtitles are a few seconds to about 10 s (a third of a 30 s
-   clip), while a logo is on screen for most or all of the video.
+   the video's duration, and either more than ``long_s`` [12 s] or at least ``whole_share`` [0.9] of it. The
+   longest subtitles and signs last a few seconds to about 10 s (a third of a 30 s clip), while a logo is on
+   screen for most or all of the video; in a clip of a few seconds a 6 s sign over half of it is still text, and a
+   logo there is on screen from the first frame to the last (seed 2027: a 6.4 s sign in a 9.3 s clip).
 3. **Other text comes and goes.** ... and at least ``min_others`` [2] cues that are not in that place start or
    end while the place is on screen: a video whose only text is one long title (a slide, a title card) keeps it
    as text. A lower third or a sign that changes is text: each of its texts is a place of its own and covers a
@@ -45,6 +47,8 @@ class OverlayOptions:
     same_box: float = 0.5
     same_text: float = 0.5
     min_share: float = 0.5
+    long_s: Fraction = Fraction(12)
+    whole_share: float = 0.9
     min_others: int = 2
     near: Fraction = Fraction(5)
 
@@ -126,7 +130,7 @@ def find_overlays(cues: Sequence[Cue], duration: Fraction, options: OverlayOptio
     for place in places(cues, opts):
         members = [cues[i] for i in place]
         span = covered([(c.start, c.end) for c in members])
-        if span < opts.min_share * duration:
+        if span < opts.min_share * duration or (span <= opts.long_s and span < opts.whole_share * duration):
             continue
         start, end = min(c.start for c in members), max(c.end for c in members)
         inside = set(place)
