@@ -20,14 +20,15 @@ lint: deps
 
 deps: system-deps $(STAMP)
 
-# ffmpeg/ffprobe and a CJK font (for the fixtures) from Debian's packages, only when missing.
+# ffmpeg/ffprobe, a CJK font (for the fixtures) and the Tesseract data the tests read (Russian, Korean, Hebrew)
+# from Debian's packages, only when missing.
 system-deps:
 	@bash scripts/install_system_deps.sh
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,ray]'
+	$(BIN)/python -m pip install -q -e '.[dev,ray,tesseract]'
 	touch $(STAMP)
 
 # Regenerates the committed fixtures and their ground truth (needs the CJK font).

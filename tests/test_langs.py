@@ -212,3 +212,12 @@ def test_run_lang_ru_writes_the_russian_subtitles_of_a_short_video(tmp_path) -> 
     read = read_srt(out / "russian.srt")
     assert [entry.text for entry in read] == [text for _, _, text in cues]
     assert abs(float(read[0].start) - 0.5) <= 0.08 and abs(float(read[1].end) - 4.0) <= 0.08
+
+
+def test_the_calibration_fingerprint_names_the_engine() -> None:
+    from flowocr.calibrate.machine import machine_fingerprint
+
+    rapid_fp, tess_fp = machine_fingerprint("rapidocr"), machine_fingerprint("tesseract")
+    assert rapid_fp.engine.startswith("rapidocr ") and tess_fp.engine.startswith("tesserocr ")
+    assert rapid_fp.key != tess_fp.key  # one calibration per engine
+    assert any(name.endswith("det_small.onnx") for name, _ in tess_fp.models)  # it detects with PP-OCR's model
