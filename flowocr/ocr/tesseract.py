@@ -79,15 +79,21 @@ def find_tessdata(name: str) -> Path | None:
 class TesseractOptions:
     """``text_height``: px the text of a line is scaled to (Tesseract's LSTM models read best with glyphs about
     30-40 px tall); ``margin``: px of white around it; ``text_score``: lines read with a lower score (0-1) are
-    dropped."""
+    dropped; ``grow``: each detected box is grown by this share of its height above and below before it is cut out,
+    so that the outline around the glyphs lies inside the crop (the text is told from its outline by which of the
+    two the other encloses, :func:`text_mask`; an outline cut by the crop's edge encloses nothing), while a
+    neighbouring line that reaches into the crop touches its edge and is dropped."""
 
     text_height: int = 36
     margin: int = 12
     text_score: float = 0.5
+    grow: float = 0.2
 
 
 #: Text pixels are those within this share of the crop's grey range from its lightest (or darkest) end.
 TEXT_SHARE = 0.3
+#: A side keeping less than this share of the other side's pixels holds only counters or specks.
+MINOR_SIDE = 0.4
 #: Regions smaller than this many px, or than this share of the largest region, are specks of texture.
 SPECK_PX = 4
 SPECK_SHARE = 0.03
@@ -103,14 +109,19 @@ def text_mask(gray: np.ndarray) -> np.ndarray:
     end, in 4-connected regions; regions touching the crop's edge (the picture around the line) are dropped, and
     so are those not ringed by the other half of the range (``RING_SHARE``). The text is the side that lies inside
     the other: glyphs lie within their outline's holes, while an outline lies within its glyphs' holes only where
-    a letter has a counter (the inner ring of "o"). Light wins a tie."""
+    a letter has a counter (the inner ring of "o"). Light text inside a dark outline (most subtitles) is taken
+    first; dark text is taken when it lies inside the light side, unless it keeps less than ``MINOR_SIDE`` of the
+    light side's pixels: those are the counters of light letters whose outline merged with a dark picture and was
+    dropped with it."""
     lo, hi = (float(v) for v in np.percentile(gray, (1, 99)))
     span = max(1.0, hi - lo)
     light = _glyphs(gray >= hi - TEXT_SHARE * span, gray <= lo + 0.5 * span)
     dark = _glyphs(gray <= lo + TEXT_SHARE * span, gray >= hi - 0.5 * span)
     light_inside = (light & _holes(dark)).sum() / max(1, light.sum())
+    if light_inside >= 0.5:
+        return light
     dark_inside = (dark & _holes(light)).sum() / max(1, dark.sum())
-    return dark if dark_inside > light_inside else light
+    return dark if dark_inside > light_inside and dark.sum() >= MINOR_SIDE * light.sum() else light
 
 
 def _holes(mask: np.ndarray) -> np.ndarray:
@@ -166,6 +177,22 @@ def prepare_line(crop: np.ndarray, options: TesseractOptions | None = None) -> n
     page = np.where(text_mask(gray), 0, 255).astype(np.uint8)
     m = options.margin
     return cv2.copyMakeBorder(page, m, m, m, m, cv2.BORDER_CONSTANT, value=255)
+
+
+def grow_box(box: np.ndarray, share: float, shape: tuple[int, ...]) -> np.ndarray:
+    """The quadrilateral ``box`` (4 x 2, clockwise from top-left) grown by ``share`` of its height above and below
+    (along its own axes; not sideways, where the detector's box already has a margin and more picture would be read
+    as stray punctuation), clipped to an image of ``shape``."""
+    box = box.astype(np.float32)
+    across, down = box[1] - box[0], box[3] - box[0]
+    height = float(np.linalg.norm(down))
+    if height == 0 or float(np.linalg.norm(across)) == 0:
+        return box
+    v = down / height * share * height
+    grown = box + np.array([-v, -v, v, v], dtype=np.float32)
+    grown[:, 0] = grown[:, 0].clip(0, shape[1] - 1)
+    grown[:, 1] = grown[:, 1].clip(0, shape[0] - 1)
+    return grown
 
 
 class TesseractEngine(OcrEngine):
@@ -233,7 +260,7 @@ class TesseractEngine(OcrEngine):
             lines = []
             for box in found.boxes:
                 crops += 1
-                text, score = self.read_line(crop_box(image, box))
+                text, score = self.read_line(crop_box(image, grow_box(box, self.options.grow, image.shape)))
                 if text and score >= self.options.text_score:
                     lines.append(TextLine(text, score, tuple((float(x), float(y)) for x, y in box)))  # type: ignore[arg-type]
             results.append(OcrResult(tuple(lines)))
