@@ -163,14 +163,30 @@ def _stacked(a: Bounds, b: Bounds, block_pitch: float) -> bool:
     return _x_overlaps(a, b) and abs(_centre_y(a) - _centre_y(b)) <= block_pitch * mean_height
 
 
+#: A box at least this much taller than wide holds a vertical line (as :mod:`flowocr.ocr.rapid` reads it).
+VERTICAL_RATIO = 1.5
+
+
+def _vertical(b: Bounds) -> bool:
+    return b[3] - b[1] >= VERTICAL_RATIO * (b[2] - b[0])
+
+
 def _block(lines: list[TextLine]) -> TextBlock:
+    if len(lines) > 1 and all(_vertical(line.bounds) for line in lines):
+        # vertical Japanese / Chinese: each column is a line, read top to bottom (by the engine), and the columns
+        # are read right to left; not one row of pieces joined left to right
+        columns = sorted(lines, key=lambda ln: -(ln.bounds[0] + ln.bounds[2]))
+        return _block_of(lines, "\n".join(line.text.strip() for line in columns))
     rows: list[list[TextLine]] = []
     for line in sorted(lines, key=lambda ln: _centre_y(ln.bounds)):
         if rows and _v_overlap(rows[-1][-1].bounds, line.bounds) >= 0.5:
             rows[-1].append(line)
         else:
             rows.append([line])
-    text = "\n".join(_join_row(_row_order(row)) for row in rows)
+    return _block_of(lines, "\n".join(_join_row(_row_order(row)) for row in rows))
+
+
+def _block_of(lines: list[TextLine], text: str) -> TextBlock:
     bounds = [line.bounds for line in lines]
     box = (min(b[0] for b in bounds), min(b[1] for b in bounds), max(b[2] for b in bounds), max(b[3] for b in bounds))
     return TextBlock(text, sum(line.score for line in lines) / len(lines), box, max(line.score for line in lines))
