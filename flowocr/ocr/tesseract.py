@@ -94,6 +94,10 @@ class TesseractOptions:
 TEXT_SHARE = 0.3
 #: A side keeping less than this share of the other side's pixels holds only counters or specks.
 MINOR_SIDE = 0.4
+#: Regions of at least this share of the largest's area are letters; they set the line's band, which is widened
+#: by ``BAND_MARKS`` of its height above and below (marks over and under the letters).
+LETTER_SHARE = 0.3
+BAND_MARKS = 0.35
 #: Regions smaller than this many px, or than this share of the largest region, are specks of texture.
 SPECK_PX = 4
 SPECK_SHARE = 0.03
@@ -119,9 +123,27 @@ def text_mask(gray: np.ndarray) -> np.ndarray:
     dark = _glyphs(gray <= lo + TEXT_SHARE * span, gray >= hi - 0.5 * span)
     light_inside = (light & _holes(dark)).sum() / max(1, light.sum())
     if light_inside >= 0.5:
-        return light
+        return _in_band(light)
     dark_inside = (dark & _holes(light)).sum() / max(1, dark.sum())
-    return dark if dark_inside > light_inside and dark.sum() >= MINOR_SIDE * light.sum() else light
+    return _in_band(dark if dark_inside > light_inside and dark.sum() >= MINOR_SIDE * light.sum() else light)
+
+
+def _in_band(mask: np.ndarray) -> np.ndarray:
+    """``mask`` without the regions wholly above or below the line: the band from the top of the highest to the
+    bottom of the lowest large region (a third of the largest's area or more: letters), widened by ``BAND_MARKS``
+    of its height on each side for accents, dots and Thai or Devanagari marks. Texture of the colour of the text
+    that touches no letter (white cells of a black picture, where the outline does not show) goes."""
+    import cv2
+
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    if count <= 2:
+        return mask
+    area, top, height = stats[1:, cv2.CC_STAT_AREA], stats[1:, cv2.CC_STAT_TOP], stats[1:, cv2.CC_STAT_HEIGHT]
+    letters = area >= LETTER_SHARE * area.max()
+    y0, y1 = top[letters].min(), (top + height)[letters].max()
+    pad = BAND_MARKS * (y1 - y0)
+    keep = np.concatenate([[False], (top + height > y0 - pad) & (top < y1 + pad)])
+    return keep[labels]
 
 
 def _holes(mask: np.ndarray) -> np.ndarray:
@@ -170,11 +192,18 @@ def prepare_line(crop: np.ndarray, options: TesseractOptions | None = None) -> n
 
     options = options or TesseractOptions()
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-    scale = min(8.0, max(0.25, options.text_height / max(1, _text_rows(text_mask(gray)))))
-    if abs(scale - 1.0) > 0.05:
-        size = (max(1, round(gray.shape[1] * scale)), max(1, round(gray.shape[0] * scale)))
-        gray = cv2.resize(gray, size, interpolation=cv2.INTER_CUBIC if scale > 1 else cv2.INTER_AREA)
-    page = np.where(text_mask(gray), 0, 255).astype(np.uint8)
+    mask = text_mask(gray)
+    scale = min(8.0, max(0.25, options.text_height / max(1, _text_rows(mask))))
+    size = (max(1, round(gray.shape[1] * scale)), max(1, round(gray.shape[0] * scale)))
+    if scale > 1.05:  # enlarged grey, then the mask: smooth edges
+        page = np.where(text_mask(cv2.resize(gray, size, interpolation=cv2.INTER_CUBIC)), 0, 255).astype(np.uint8)
+    elif scale < 0.95:
+        # the mask, then made smaller: thin strokes made smaller in grey fade below the text's threshold and
+        # break; a pixel a third covered by text is text
+        page = cv2.resize(np.where(mask, 0, 255).astype(np.uint8), size, interpolation=cv2.INTER_AREA)
+        page = np.where(page < 170, 0, 255).astype(np.uint8)
+    else:
+        page = np.where(mask, 0, 255).astype(np.uint8)
     m = options.margin
     return cv2.copyMakeBorder(page, m, m, m, m, cv2.BORDER_CONSTANT, value=255)
 
