@@ -92,6 +92,8 @@ class TesseractOptions:
 
 #: Text pixels are those within this share of the crop's grey range from its lightest (or darkest) end.
 TEXT_SHARE = 0.3
+#: ... and the other end (an outline, a dark picture) the pixels within this share of the range from the other end.
+OTHER_SHARE = 0.3
 #: A side keeping less than this share of the other side's pixels holds only counters or specks.
 MINOR_SIDE = 0.4
 #: Regions of at least this share of the largest's area are letters; they set the line's band, which is widened
@@ -103,7 +105,7 @@ SPECK_PX = 4
 SPECK_SHARE = 0.03
 #: A candidate glyph is kept when at least this share of the pixels 2 px around it is of the other end (the
 #: outline, or the dark picture behind light text): texture specks that passed the threshold are not.
-RING_SHARE = 0.6
+RING_SHARE = 0.8
 
 
 def text_mask(gray: np.ndarray) -> np.ndarray:
@@ -119,8 +121,8 @@ def text_mask(gray: np.ndarray) -> np.ndarray:
     dropped with it."""
     lo, hi = (float(v) for v in np.percentile(gray, (1, 99)))
     span = max(1.0, hi - lo)
-    light = _glyphs(gray >= hi - TEXT_SHARE * span, gray <= lo + 0.5 * span)
-    dark = _glyphs(gray <= lo + TEXT_SHARE * span, gray >= hi - 0.5 * span)
+    light = _glyphs(gray >= hi - TEXT_SHARE * span, gray <= lo + OTHER_SHARE * span)
+    dark = _glyphs(gray <= lo + TEXT_SHARE * span, gray >= hi - OTHER_SHARE * span)
     light_inside = (light & _holes(dark)).sum() / max(1, light.sum())
     if light_inside >= 0.5:
         return _in_band(light)
