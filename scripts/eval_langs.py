@@ -13,6 +13,11 @@ cellular automaton, Life, moving noise). The SRT given to libass is the truth.
 Each video is read with ``flowocr run VIDEO --lang L --formats srt -q`` (default options otherwise; a process of
 this interpreter) and scored with :func:`flowocr.cues.score.score_cues` on the video's own frame times: exact lines,
 CER, missed and phantom cues. Prints one line per video and a table per language; ``--json`` writes it all.
+
+Fonts are found by fontconfig (``fc-list``; libass asks it too). Fonts not installed system-wide can be given with
+``FONTCONFIG_FILE`` (a ``fonts.conf`` that includes ``/etc/fonts/fonts.conf`` and adds a ``<dir>``): installing
+font packages system-wide changes what ``scripts/make_corpus.py`` draws for every seed on that machine (it draws
+from every installed family), so measure with a private configuration on a machine others measure on.
 Exit 0 when every video was read, 8 when some run failed (counted as predicting nothing).
 """
 
@@ -92,7 +97,7 @@ FONTS: dict[str, tuple[str, ...]] = {
     "tr": _LATIN,
     "ko": ("Noto Sans CJK KR", "Noto Serif CJK KR"),
     "ja": ("Noto Sans CJK JP", "Noto Serif CJK JP"),
-    "ar": ("Noto Sans Arabic", "Noto Naskh Arabic", "Noto Kufi Arabic"),
+    "ar": ("Noto Sans Arabic", "Noto Naskh Arabic"),  # Debian 12's Noto Kufi Arabic shows boxes in libass
     "he": ("Noto Sans Hebrew", "Noto Serif Hebrew", "DejaVu Sans"),
     "th": ("Noto Sans Thai", "Noto Serif Thai", "Loma", "Garuda"),
     "hi": ("Noto Sans Devanagari", "Noto Serif Devanagari"),
