@@ -12,7 +12,8 @@ cellular automaton, Life, moving noise). The SRT given to libass is the truth.
 
 Each video is read with ``flowocr run VIDEO --lang L --formats srt -q`` (default options otherwise; a process of
 this interpreter) and scored with :func:`flowocr.cues.score.score_cues` on the video's own frame times: exact lines,
-CER, missed and phantom cues. Prints one line per video and a table per language; ``--json`` writes it all.
+CER, missed and phantom cues (a reading's line breaks count as spaces: each truth is one line, which libass may
+wrap). Prints one line per video and a table per language; ``--json`` writes it all.
 
 Fonts are found by fontconfig (``fc-list``; libass asks it too). Fonts not installed system-wide can be given with
 ``FONTCONFIG_FILE`` (a ``fonts.conf`` that includes ``/etc/fonts/fonts.conf`` and adds a ``<dir>``): installing
@@ -193,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
             video = folder / f"{lang}_{k:02d}.mp4"
             truth_path = make_video(video, lang, k, args.seed, fonts)
             truth = [(e.start, e.end, e.text) for e in read_srt(truth_path)]
+            # libass wraps a line wider than the frame: a wrap is layout, not reading, so lines are compared as one
             pred, ok, error = read_video(video, lang)
             failed += not ok
-            score = score_cues([(e.start, e.end, e.text) for e in pred], truth, frame_times(video))
+            pred = [(e.start, e.end, " ".join(e.text.split())) for e in pred]
+            score = score_cues(pred, truth, frame_times(video))
             exact = sum(m.exact for m in score.matches)
             totals["truth_cues"] += score.truth_cues
             totals["exact_cues"] += exact
@@ -204,11 +207,14 @@ def main(argv: list[str] | None = None) -> int:
             totals["missed"] += score.missed
             totals["phantom"] += score.phantom
             wrong = [(truth[m.truth][2], pred[m.pred][2]) for m in score.matches if not m.exact]
-            videos.append({"video": video.name, "font": fonts[k % len(fonts)], "exact": exact, "cues": score.truth_cues,
-                           "cer": score.cer, "missed": score.missed, "phantom": score.phantom, "wrong": wrong,
-                           "error": error})  # fmt: skip
-            print(f"{video.name}: exact {exact}/{score.truth_cues}, CER {score.cer:.3f}, missed {score.missed}, "
-                  f"phantom {score.phantom}{' FAILED ' + error if not ok else ''}", flush=True)  # fmt: skip
+            background = BACKGROUNDS[k % len(BACKGROUNDS)].split("=")[0]
+            font = fonts[k % len(fonts)]
+            videos.append({"video": video.name, "font": font, "background": background, "exact": exact,
+                           "cues": score.truth_cues, "cer": score.cer, "missed": score.missed,
+                           "phantom": score.phantom, "wrong": wrong, "error": error})  # fmt: skip
+            print(f"{video.name} ({background}, {font}): exact {exact}/{score.truth_cues}, CER {score.cer:.3f}, "
+                  f"missed {score.missed}, phantom {score.phantom}{' FAILED ' + error if not ok else ''}",
+                  flush=True)  # fmt: skip
             for t, p in wrong:
                 print(f"    {t!r} -> {p!r}", flush=True)
         results[lang] = {**totals, "exact": totals["exact_cues"] / max(1, totals["truth_cues"]),
