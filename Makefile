@@ -20,7 +20,8 @@ lint: deps
 
 deps: system-deps $(STAMP)
 
-# ffmpeg/ffprobe, a CJK font (for the fixtures) and chromium with its driver (the review page's browser tests)
+# ffmpeg/ffprobe, a CJK font (for the fixtures), chromium with its driver (the review page's browser tests) and the
+# Tesseract data the tests read (Russian, Korean, Hebrew)
 # from Debian's packages, only when missing.
 system-deps:
 	@bash scripts/install_system_deps.sh
@@ -28,7 +29,7 @@ system-deps:
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,ray]'
+	$(BIN)/python -m pip install -q -e '.[dev,ray,tesseract]'
 	touch $(STAMP)
 
 # Regenerates the committed fixtures and their ground truth (needs the CJK font).

@@ -35,7 +35,7 @@ class RunOptions:
     area: str = "full"
     whole_area: bool = False
     lang: str = "ch"
-    engine: str = "rapidocr"
+    engine: str = "auto"  # resolved to the engine that reads ``lang`` (flowocr.ocr.langs)
     formats: tuple[str, ...] = FORMATS
     out_dir: str = "flowocr-out"
     lanes: str | None = None
@@ -59,6 +59,9 @@ class RunOptions:
             raise UsageError(f"invalid format ({', '.join(unknown) or 'none'}); supported values are {supported}")
         if self.fps <= 0:
             raise UsageError(f"--fps must be positive, got {self.fps}")
+        from flowocr.ocr.engine import resolve_engine
+
+        object.__setattr__(self, "engine", resolve_engine(self.engine, self.lang))  # "auto" -> the engine for lang
 
     def output(self, video: str, fmt: str) -> Path:
         return Path(self.out_dir) / (Path(video).stem + EXTENSIONS[fmt])

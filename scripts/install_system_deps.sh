@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs ffmpeg/ffprobe, a CJK font, and chromium with its driver (the review page's browser tests) from
+# Installs ffmpeg/ffprobe, a CJK font, chromium with its driver (the review page's browser tests) and the Tesseract
+# language data the tests read (Russian, Korean, Hebrew) from
 # Debian's packages when they are missing.
 # Idempotent: does nothing (and needs no network) when everything is present.
 set -euo pipefail
@@ -13,6 +14,10 @@ else
 fi
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+# Tesseract's data, where Debian puts it (flowocr.ocr.tesseract.TESSDATA_DIRS); tesserocr itself comes from PyPI
+for lang in rus kor heb; do
+    ls /usr/share/tesseract-ocr/*/tessdata/$lang.traineddata >/dev/null 2>&1 || missing+=(tesseract-ocr-$lang)
+done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

@@ -39,20 +39,21 @@ def calibration_mode() -> str:
 
 
 def calibrate(
-    *, engine: str = "rapidocr", force: bool = False, may_probe: bool = True, say: Callable[[str], None] = print,
-    store: Store | None = None,
+    *, engine: str = "rapidocr", lang: str = "ch", force: bool = False, may_probe: bool = True,
+    say: Callable[[str], None] = print, store: Store | None = None,
 ) -> Outcome:  # fmt: skip
-    """This machine's calibration (real fingerprint, real probe): see :func:`load_or_calibrate`."""
+    """This machine's calibration (real fingerprint, real probe): see :func:`load_or_calibrate`. The probe reads
+    with ``engine`` reading ``lang`` (an engine's speed hardly depends on the language: one entry per engine)."""
     from flowocr.calibrate.machine import machine_fingerprint, measure
 
     return load_or_calibrate(
-        fingerprint=machine_fingerprint(engine), probe=lambda: measure(engine), force=force, may_probe=may_probe,
-        store=store, say=say,
+        fingerprint=machine_fingerprint(engine), probe=lambda: measure(engine, lang=lang), force=force,
+        may_probe=may_probe, store=store, say=say,
     )  # fmt: skip
 
 
 def auto_decode_settings(
-    *, engine: str = "rapidocr", say: Callable[[str], None] = print, may_probe: bool = True
+    *, engine: str = "rapidocr", lang: str = "ch", say: Callable[[str], None] = print, may_probe: bool = True
 ) -> Settings:
     """The decoding settings for this machine, for options left to calibration.
 
@@ -62,7 +63,7 @@ def auto_decode_settings(
     """
     if calibration_mode() == "conservative":
         return CONSERVATIVE
-    outcome = calibrate(engine=engine, may_probe=may_probe, say=say)
+    outcome = calibrate(engine=engine, lang=lang, may_probe=may_probe, say=say)
     for note in outcome.notes:
         say(note)
     return outcome.settings

@@ -47,7 +47,8 @@ PROBE_FPS = Fraction(2)
 #: Where the timed OCR frames are, as shares of the clip (on demo.mp4: 3 s and 6 s, both with two lines).
 OCR_PROBE_AT = (Fraction(1, 4), Fraction(1, 2))
 #: Python packages whose versions are part of the fingerprint, per engine (the engine and its runtime).
-ENGINE_PACKAGES = {"rapidocr": ("rapidocr", "onnxruntime"), "paddle": ("paddleocr", "paddle")}
+ENGINE_PACKAGES = {"rapidocr": ("rapidocr", "onnxruntime"), "tesseract": ("tesserocr", "rapidocr", "onnxruntime"),
+                   "paddle": ("paddleocr", "paddle")}  # fmt: skip
 _MIB = 1024 * 1024
 
 
@@ -66,10 +67,11 @@ def model_hash(path: Path) -> str:
 def engine_models(engine: str) -> tuple[tuple[str, str], ...]:
     """``(file name, hash)`` of the engine's model files, found without importing the engine.
 
-    rapidocr: the ``.onnx`` files shipped in its wheel (``rapidocr/models``), which are the files it loads.
-    Other engines keep their models elsewhere (PaddleOCR downloads them); there only the versions count.
+    rapidocr: the ``.onnx`` files shipped in its wheel (``rapidocr/models``), which are the files it loads;
+    tesseract finds its lines with the same detector (its data files are per language: only tesserocr's version
+    counts). Other engines keep their models elsewhere (PaddleOCR downloads them); there only the versions count.
     """
-    if engine != "rapidocr":
+    if engine not in ("rapidocr", "tesseract"):
         return ()
     spec = importlib.util.find_spec("rapidocr")
     if spec is None or not spec.submodule_search_locations:
@@ -166,7 +168,7 @@ def machine_fingerprint(engine: str = "rapidocr") -> Fingerprint:
     )  # fmt: skip
 
 
-def measure(engine: str = "rapidocr", *, clip: Path = PROBE_CLIP) -> Measurement:
+def measure(engine: str = "rapidocr", *, lang: str = "ch", clip: Path = PROBE_CLIP) -> Measurement:
     """Time a sw lane, a hw lane (when a hwaccel initialises) and the OCR engine on ``clip`` (module docstring).
 
     Raises :class:`CalibrationFailed` when the clip is missing, and whatever the decode or the engine raise.
@@ -218,7 +220,7 @@ def measure(engine: str = "rapidocr", *, clip: Path = PROBE_CLIP) -> Measurement
     if hwaccel is None:
         hw_note = "; ".join(notes)
 
-    reader = get_engine(engine)
+    reader = get_engine(engine, lang=lang)
     reader.run([images[grid[0]]])  # the runtime's first call is slow: not timed
     ocr_times = []
     for frame_index in wanted:

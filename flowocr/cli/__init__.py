@@ -126,6 +126,16 @@ def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_au
                                   "split_minutes": split_minutes})  # fmt: skip
 
 
+@cli.command("langs")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per language.")
+def langs_cmd(as_json: bool) -> None:
+    """List the languages --lang accepts: code, name, the engine that reads it, and whether it is installed here
+    (for Tesseract: tesserocr and the language's data; else the package to install)."""
+    from flowocr.cli import commands
+
+    commands.langs_command(as_json=as_json)
+
+
 @cli.command("calibrate")
 @click.option("--show", is_flag=True, help="Print the stored calibration of this machine; measure nothing.")
 @click.option("--force", is_flag=True, help="Measure again even if the stored calibration is still valid.")

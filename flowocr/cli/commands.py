@@ -67,7 +67,7 @@ def _say(line: str) -> None:
     sys.stderr.write(f"flowocr: {line}\n")
 
 
-def _calibrated(decode: dict, *, engine: str = "rapidocr", say=_say, may_probe: bool = True) -> dict:
+def _calibrated(decode: dict, *, engine: str = "rapidocr", lang: str = "ch", say=_say, may_probe: bool = True) -> dict:
     """The decoding options with those the user did not give taken from calibration (``--lanes auto``).
 
     Calibrates only when something is left to it; the first time on a machine that probes, said in one line.
@@ -76,7 +76,7 @@ def _calibrated(decode: dict, *, engine: str = "rapidocr", say=_say, may_probe: 
 
     if not needs_calibration(decode):
         return fill_decode_options(decode, CONSERVATIVE)  # fills nothing the user gave
-    return fill_decode_options(decode, auto_decode_settings(engine=engine, say=say, may_probe=may_probe))
+    return fill_decode_options(decode, auto_decode_settings(engine=engine, lang=lang, say=say, may_probe=may_probe))
 
 
 def _sharded_source(video: str, *, fps: Fraction, decode: dict, aux=None, start=None, end=None):
@@ -184,9 +184,11 @@ def run_command(
     from flowocr.calibrate import CONSERVATIVE, fill_decode_options
     from flowocr.cli.progress import make_progress
     from flowocr.ocr.area import parse_area
+    from flowocr.ocr.engine import resolve_engine
     from flowocr.pipeline import RunOptions, VideoRun
 
     parse_area(area)  # a bad --area is a usage error before any work
+    engine = resolve_engine(engine, lang)  # auto -> the engine that reads --lang; a bad pair is a usage error
 
     def run_options(filled: dict) -> RunOptions:
         return RunOptions(
@@ -208,10 +210,13 @@ def run_command(
 
         raise MissingInput(failed[0][1])
     if videos:
+        from flowocr.ocr.engine import check_engine
+
+        check_engine(engine, lang=lang)  # missing packages or language data: one line, exit 7, before any work
         _preload_engine(engine, lang)
     # Calibrated once per batch, and only when there is something to run.
     say = (lambda line: None) if quiet else _say
-    options = run_options(_calibrated(decode, engine=engine, say=say) if videos else
+    options = run_options(_calibrated(decode, engine=engine, lang=lang, say=say) if videos else
                           fill_decode_options(decode, CONSERVATIVE))  # fmt: skip
     progress = make_progress(quiet=quiet, total=len(videos), mode=progress)
     cluster = cluster or {}
@@ -356,6 +361,30 @@ def _preload_engine(engine: str, lang: str) -> None:
     from flowocr.pipeline import in_background
 
     in_background(lambda: get_engine(engine, lang=lang), name="flowocr-engine-preload")
+
+
+def langs_command(*, as_json: bool) -> None:
+    """``flowocr langs``: every language of :mod:`flowocr.ocr.langs`, its engine, and whether it can be read here
+    (the engine's packages and, for Tesseract, its data: else the one line saying what to install)."""
+    from flowocr.ocr.engine import unavailable
+    from flowocr.ocr.langs import LANGUAGES
+
+    rows = []
+    for lang in LANGUAGES.values():
+        why = unavailable(lang.engine, lang=lang.code)
+        rows.append({"code": lang.code, "name": lang.name, "engine": lang.engine, "installed": why is None,
+                     "package": lang.package, "rtl": lang.rtl, "missing": why})  # fmt: skip
+    if as_json:
+        for row in rows:
+            _emit(json.dumps(row, ensure_ascii=False))
+        return
+    name_w = max(len(r["name"]) for r in rows)
+    _emit(f"{'code':<5} {'name':<{name_w}} {'engine':<10} installed")
+    for r in rows:
+        state = "yes" if r["installed"] else "no: " + (
+            f"apt-get install {r['package']}" if r["package"] and "apt-get" in r["missing"] else r["missing"]
+        )
+        _emit(f"{r['code']:<5} {r['name']:<{name_w}} {r['engine']:<10} {state}")
 
 
 def calibrate_command(*, show: bool, force: bool) -> None:

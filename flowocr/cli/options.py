@@ -91,8 +91,14 @@ OPTIONS.update({
         "Text area to OCR: full, bottom (lower 30%), top (upper 30%), auto (the band where text recurs), or X,Y,W,H "
         "as fractions (0,0.7,1,0.3) or pixels.",
     ),
-    "lang": OptionSpec(("--lang",), "ch", str, "Recognition language: ch (Chinese and English) or en."),
-    "engine": OptionSpec(("--engine",), "rapidocr", click.Choice(["rapidocr", "paddle"]), "OCR engine."),
+    "lang": OptionSpec(
+        ("--lang",), "ch", str,
+        "Recognition language: ch (Chinese and English), en, ja, fr, de, ko, ru, ar, ... (flowocr langs lists them).",
+    ),
+    "engine": OptionSpec(
+        ("--engine",), "auto", click.Choice(["auto", "rapidocr", "tesseract", "paddle"]),
+        "OCR engine; auto: the one that reads --lang (flowocr langs).",
+    ),
     "formats": OptionSpec(
         ("--formats",), "srt,vtt,ass,txt,jsonl,json,html", str,
         "Outputs to write, comma-separated: srt, vtt, ass, txt, jsonl (per-frame results), json (run report), html "

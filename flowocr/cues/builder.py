@@ -173,14 +173,30 @@ def _stacked(a: Bounds, b: Bounds, block_pitch: float) -> bool:
     return _x_overlaps(a, b) and abs(_centre_y(a) - _centre_y(b)) <= block_pitch * mean_height
 
 
+#: A box at least this much taller than wide holds a vertical line (as :mod:`flowocr.ocr.rapid` reads it).
+VERTICAL_RATIO = 1.5
+
+
+def _vertical(b: Bounds) -> bool:
+    return b[3] - b[1] >= VERTICAL_RATIO * (b[2] - b[0])
+
+
 def _block(lines: list[TextLine]) -> TextBlock:
+    if len(lines) > 1 and all(_vertical(line.bounds) for line in lines):
+        # vertical Japanese / Chinese: each column is a line, read top to bottom (by the engine), and the columns
+        # are read right to left; not one row of pieces joined left to right
+        columns = sorted(lines, key=lambda ln: -(ln.bounds[0] + ln.bounds[2]))
+        return _block_of(lines, "\n".join(line.text.strip() for line in columns))
     rows: list[list[TextLine]] = []
     for line in sorted(lines, key=lambda ln: _centre_y(ln.bounds)):
         if rows and _v_overlap(rows[-1][-1].bounds, line.bounds) >= 0.5:
             rows[-1].append(line)
         else:
             rows.append([line])
-    text = "\n".join(_join_row(sorted(row, key=lambda ln: ln.bounds[0])) for row in rows)
+    return _block_of(lines, "\n".join(_join_row(_row_order(row)) for row in rows))
+
+
+def _block_of(lines: list[TextLine], text: str) -> TextBlock:
     bounds = [line.bounds for line in lines]
     box = (min(b[0] for b in bounds), min(b[1] for b in bounds), max(b[2] for b in bounds), max(b[3] for b in bounds))
     return TextBlock(text, sum(line.score for line in lines) / len(lines), box, max(line.score for line in lines))
@@ -190,8 +206,42 @@ def _wide(ch: str) -> bool:
     return unicodedata.east_asian_width(ch) in ("W", "F")
 
 
+def right_to_left(text: str) -> bool:
+    """Whether ``text`` is a right-to-left paragraph by Unicode's rule (UAX #9, P2): its first strong character is
+    Hebrew or Arabic script (bidirectional class R or AL). Digits and punctuation have no direction; a text without
+    a strong character is left to right."""
+    for ch in text:
+        kind = unicodedata.bidirectional(ch)
+        if kind in ("R", "AL"):
+            return True
+        if kind == "L":
+            return False
+    return False
+
+
+def _strong_rtl_share(text: str) -> float:
+    kinds = [unicodedata.bidirectional(ch) for ch in text]
+    rtl, ltr = sum(k in ("R", "AL") for k in kinds), kinds.count("L")
+    return rtl / max(1, rtl + ltr)
+
+
+def _row_order(row: Sequence[TextLine]) -> list[TextLine]:
+    """The pieces of one row in reading order: left to right, or right to left when the row is right-to-left.
+
+    OCR gives each piece's text in logical order, and the first piece of an RTL line is its rightmost. The row is
+    RTL when both its outer pieces are (:func:`right_to_left`: a line starts at one edge and ends at the other);
+    when they differ, when most of its strong characters are RTL. An LTR piece inside an RTL row (a name, a title)
+    keeps its place in that order, as a bidi display shows it."""
+    ordered = sorted(row, key=lambda ln: ln.bounds[0])
+    if len(ordered) < 2:
+        return ordered
+    left, right = right_to_left(ordered[0].text), right_to_left(ordered[-1].text)
+    rtl = left if left == right else _strong_rtl_share("".join(line.text for line in row)) > 0.5
+    return ordered[::-1] if rtl else ordered
+
+
 def _join_row(row: Sequence[TextLine]) -> str:
-    """Pieces of one row left to right; a space between them unless both sides are CJK (no spaces there)."""
+    """Pieces of one row in reading order; a space between them unless both sides are CJK (no spaces there)."""
     text = row[0].text.strip()
     for line in row[1:]:
         piece = line.text.strip()

@@ -27,10 +27,13 @@ from flowocr.ocr.types import OcrResult
 
 DEFAULT_ENGINE = "rapidocr"
 DEFAULT_LANG = "ch"
+#: The engine name that means "the one the language table names for --lang" (the CLI's default).
+AUTO_ENGINE = "auto"
 
 #: Every engine flowocr knows, name -> "module:class"; imported only when chosen.
 _ENGINE_CLASSES: dict[str, str] = {
     "rapidocr": "flowocr.ocr.rapid:RapidOcrEngine",
+    "tesseract": "flowocr.ocr.tesseract:TesseractEngine",
     "paddle": "flowocr.ocr.paddle:PaddleOcrEngine",
 }
 ENGINE_NAMES: tuple[str, ...] = tuple(_ENGINE_CLASSES)
@@ -90,6 +93,15 @@ class OcrEngine(ABC):
         """The packages in ``REQUIRES`` that cannot be imported here (checked without importing them)."""
         return tuple(name for name in cls.REQUIRES if importlib.util.find_spec(name) is None)
 
+    @classmethod
+    def unavailable(cls, lang: str) -> str | None:
+        """Why this engine cannot read ``lang`` here (one line naming what to install), None when it can.
+        Cheap: nothing is imported or loaded."""
+        missing = cls.missing_packages()
+        if missing:
+            return f"OCR engine {cls.NAME} needs {', '.join(missing)}, which is not installed. {cls.INSTALL_HINT}"
+        return None
+
     def run(self, images: Sequence[np.ndarray], *, area: Rect | None = None) -> OcrBatch:
         """OCR a batch: one result per image, in order; an image without text gives an empty result.
 
@@ -124,6 +136,27 @@ def check_images(images: Sequence[np.ndarray]) -> None:
             raise ValueError(f"image {index}: expected a BGR uint8 array H x W x 3, got shape {shape} dtype {dtype}")
 
 
+def resolve_engine(name: str, lang: str) -> str:
+    """The engine that reads ``lang``: for ``auto``, the one the language table names
+    (:mod:`flowocr.ocr.langs`); an engine named explicitly must accept ``lang``.
+
+    Raises UsageError for an unknown engine or language, or an engine that does not read ``lang`` (naming the one
+    that does)."""
+    from flowocr.ocr.langs import language
+
+    key = name.strip().lower()
+    if key == AUTO_ENGINE:
+        return language(lang).engine
+    cls = _engine_class(key)
+    if lang.strip().lower() not in cls.LANGS:
+        known = language(lang)  # an unknown language: the message lists every code
+        raise UsageError(
+            f"Language {known.code} ({known.name}) is not read by OCR engine {cls.NAME}; it is read by "
+            f"{known.engine}: give --engine {known.engine} or --engine auto (the default)."
+        )
+    return cls.NAME
+
+
 def _engine_class(name: str) -> type[OcrEngine]:
     target = _ENGINE_CLASSES.get(name.strip().lower())
     if target is None:
@@ -141,16 +174,18 @@ _instances: dict[tuple[str, str, int | None], OcrEngine] = {}
 _instances_lock = threading.Lock()
 
 
+def unavailable(name: str, *, lang: str) -> str | None:
+    """Why engine ``name`` (or ``auto``) cannot read ``lang`` here, as the one line naming what to install; None
+    when it can. Cheap: nothing is imported or loaded. UsageError for an unknown engine or language."""
+    return _engine_class(resolve_engine(name, lang)).unavailable(lang)
+
+
 def check_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG) -> None:
-    """Raise now what :func:`get_engine` would raise for a name, language or package that is not there, without
-    loading any model (cheap: no import of the engine's packages)."""
-    cls = _engine_class(name)
-    cls.model_lang(lang)
-    missing = cls.missing_packages()
-    if missing:
-        raise EngineUnavailable(
-            f"OCR engine {cls.NAME} needs {', '.join(missing)}, which is not installed. {cls.INSTALL_HINT}"
-        )
+    """Raise now what :func:`get_engine` would raise for a name, language, package or language data that is not
+    there, without loading any model (cheap: no import of the engine's packages). ``name`` may be ``auto``."""
+    why = unavailable(name, lang=lang)
+    if why:
+        raise EngineUnavailable(why)
 
 
 def default_threads() -> int | None:
@@ -168,7 +203,7 @@ def default_threads() -> int | None:
 
 def engine_loaded(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> bool:
     """Whether :func:`get_engine` with these arguments would return models already loaded in this process."""
-    key = _instance_key(_engine_class(name), lang, threads)
+    key = _instance_key(_engine_class(resolve_engine(name, lang)), lang, threads)
     with _instances_lock:
         return key in _instances
 
@@ -185,9 +220,12 @@ def get_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads:
     ``threads`` caps the runtime's threads per model call (None: :func:`default_threads`). One instance exists
     per (name, models' language, threads); ``lang`` values served by the same models share it.
 
+    ``name`` may be ``auto``: the engine the language table names for ``lang`` (:func:`resolve_engine`).
+
     Raises UsageError for an unknown name, language or thread count, and EngineUnavailable when the engine's
-    package is not installed or its models fail to load.
+    package (or its data for ``lang``) is not installed or its models fail to load.
     """
+    name = resolve_engine(name, lang)
     cls = _engine_class(name)
     key = _instance_key(cls, lang, threads)  # an unknown language raises here, before the thread count is checked
     if threads is not None and (not isinstance(threads, int) or threads < 1):

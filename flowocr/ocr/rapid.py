@@ -83,9 +83,10 @@ engine. Our detector pre-process is our own for the same reasons; nothing we cal
 
 Languages
 ---------
-The wheel ships one multilingual PP-OCRv6 recognition model (Chinese, English and Latin-script languages).
-``lang="ch"`` (default) and ``lang="en"`` both use it (rapidocr routes ``Rec.lang_type=en`` to the same
-file), so they share one engine instance: "ch" reads English too.
+The wheel ships one multilingual PP-OCRv6 recognition model (Chinese, English, Japanese kana and Latin-script
+languages). Every language :mod:`flowocr.ocr.langs` gives to this engine (``ch``, the default, ``en``, ``ja``,
+``fr``, ``de``, ...) uses it, so they share one engine instance: "ch" reads English too. The detector alone
+(:func:`load_detector`) also finds the lines that :mod:`flowocr.ocr.tesseract` recognises.
 """
 
 from __future__ import annotations
@@ -101,6 +102,7 @@ from typing import Any
 import numpy as np
 
 from flowocr.ocr.engine import OcrBatch, OcrEngine, StageTimes
+from flowocr.ocr.langs import codes_for
 from flowocr.ocr.types import OcrResult, TextLine
 
 #: Mean and std of the detector's input normalisation (PP-OCR: x / 255, then (x - 0.5) / 0.5).
@@ -379,7 +381,7 @@ class RapidOcrEngine(OcrEngine):
     """PP-OCR on ONNX Runtime via rapidocr. Safe to share between threads: calls keep no state on ``self``."""
 
     NAME = "rapidocr"
-    LANGS = {"ch": "ch", "en": "ch"}  # one multilingual model in the wheel reads both (module docstring)
+    LANGS = dict.fromkeys(codes_for("rapidocr"), "ch")  # one multilingual model reads them all (module docstring)
     REQUIRES = ("rapidocr", "onnxruntime")
     INSTALL_HINT = "Install flowocr with its default dependencies: pip install flowocr (rapidocr, onnxruntime)."
 
@@ -390,6 +392,7 @@ class RapidOcrEngine(OcrEngine):
 
         models = load_models(threads=threads, spin=self.options.spin)
         self._detect = _Detector(models["det"], DbPostProcess(unclip_ratio=self.options.det_unclip), self.options)
+        self.alphabet: tuple[str, ...] = tuple(models["alphabet"])
         self._classify = _classifier(threads, self.options) if self.options.use_cls else None
         self._recognise = _Recognizer(models["rec"], models["alphabet"], self.options)
 
@@ -432,6 +435,17 @@ class RapidOcrEngine(OcrEngine):
             results.append(OcrResult(tuple(lines)))
         times = StageTimes(det_s=det_s, cls_s=cls_s, rec_s=rec_s, total_s=time.perf_counter() - start)
         return OcrBatch(tuple(results), times, crops=len(crops))
+
+
+def load_detector(*, threads: int | None, options: RapidOptions | None = None) -> _Detector:
+    """PP-OCR's detector alone, as this engine uses it (``options``: its ``det_*`` settings and ``spin``): for an
+    engine that recognises the lines with another model (:mod:`flowocr.ocr.tesseract`). Safe to share between
+    threads."""
+    from flowocr.ocr.ppocr import DET_MODEL, DbPostProcess, Session, model_path
+
+    options = options or RapidOptions()
+    session = Session(model_path(DET_MODEL), threads=threads, spin=options.spin)
+    return _Detector(session, DbPostProcess(unclip_ratio=options.det_unclip), options)
 
 
 def _classifier(threads: int | None, options: RapidOptions) -> Any:
