@@ -116,6 +116,14 @@ class TextBlock:
             object.__setattr__(self, "best", self.score)
 
 
+def find_root(parent: list[int], i: int) -> int:
+    """The root of ``i`` in the union-find forest ``parent`` (halving the path on the way)."""
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
 def text_blocks(lines: Iterable[TextLine], options: CueOptions | None = None) -> tuple[TextBlock, ...]:
     """Group one frame's lines into blocks (rules 1 and 2 of the module docstring), ordered bottom to top."""
     opts = options or CueOptions()
@@ -123,10 +131,7 @@ def text_blocks(lines: Iterable[TextLine], options: CueOptions | None = None) ->
     parent = list(range(len(kept)))
 
     def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+        return find_root(parent, i)
 
     for i, a in enumerate(kept):
         for j in range(i + 1, len(kept)):

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from flowocr.cues.builder import find_root
 from flowocr.cues.model import Cue
 from flowocr.cues.text import similarity
 
@@ -101,10 +102,7 @@ def places(cues: Sequence[Cue], options: OverlayOptions | None = None) -> list[l
     parent = list(range(len(cues)))
 
     def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+        return find_root(parent, i)
 
     order = sorted(range(len(cues)), key=lambda k: (cues[k].start, cues[k].end))
     for n, j in enumerate(order):
