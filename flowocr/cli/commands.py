@@ -87,12 +87,16 @@ def _warnings_to_stderr(*, quiet: bool) -> None:
     one line each on stderr, ``flowocr: warning: ...``; none with ``--quiet``. Installed once per process."""
     import logging
 
+    class StderrLines(logging.Handler):
+        """Each record as one line on the stderr of the moment (the progress display may have replaced it)."""
+
+        def emit(self, record: logging.LogRecord) -> None:
+            sys.stderr.write(f"flowocr: warning: {' '.join(record.getMessage().split())}\n")
+            sys.stderr.flush()
+
     log = logging.getLogger("flowocr")
-    if not any(getattr(h, "flowocr_cli", False) for h in log.handlers):
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("flowocr: warning: %(message)s"))
-        handler.flowocr_cli = True  # type: ignore[attr-defined]
-        log.addHandler(handler)
+    if not any(type(h).__name__ == "StderrLines" for h in log.handlers):
+        log.addHandler(StderrLines())
         log.propagate = False
     log.setLevel(logging.ERROR if quiet else logging.WARNING)
 

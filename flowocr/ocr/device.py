@@ -37,7 +37,7 @@ CPU_PROVIDER = "CPUExecutionProvider"
 CUDA_OPTIONS: dict[str, Any] = {"device_id": 0, "cudnn_conv_algo_search": "HEURISTIC"}
 #: How to get a CUDA-enabled ONNX Runtime (README, "GPU").
 GPU_INSTALL = ("pip install 'flowocr[gpu]', then pip uninstall -y onnxruntime onnxruntime-gpu and "
-               "pip install 'onnxruntime-gpu[cuda,cudnn]' (the two packages share one folder)")  # fmt: skip
+               "pip install 'onnxruntime-gpu[cuda,cudnn]', as the two packages share one folder")  # fmt: skip
 
 logger = logging.getLogger("flowocr")
 _resolved: dict[str, DeviceChoice] = {}
@@ -83,7 +83,7 @@ def choose_device(asked: str, *, providers: Sequence[str], gpu: bool) -> DeviceC
     if asked == "auto":
         return DeviceChoice("cpu", asked, "; ".join(missing))
     what = " and ".join(missing)
-    hint = f"install a CUDA-enabled ONNX Runtime ({GPU_INSTALL})" if CUDA_PROVIDER not in providers else \
+    hint = f"install a CUDA-enabled ONNX Runtime: {GPU_INSTALL}" if CUDA_PROVIDER not in providers else \
         "run it on a machine with an NVIDIA GPU and its driver"  # fmt: skip
     raise DeviceUnavailable(f"--device cuda cannot be used: {what}. Give --device cpu (or auto), or {hint}.")
 
@@ -164,8 +164,8 @@ def on_device(load: Callable[[str], T], choice: DeviceChoice) -> tuple[T, str]:
         error = exc
     if choice.asked == "cuda":
         raise DeviceUnavailable(f"--device cuda: the OCR models cannot start on CUDA ({why}). Check that the CUDA 12 "
-                                f"and cuDNN 9 libraries are installed ({GPU_INSTALL}), or give --device cpu."
-                                ) from error  # fmt: skip
+                                "and cuDNN 9 libraries are installed, or give --device cpu. To install them: "
+                                f"{GPU_INSTALL}.") from error  # fmt: skip
     logger.warning("the OCR models could not start on CUDA (%s); reading on the CPU", why)
     return load("cpu"), "cpu"
 
