@@ -56,7 +56,7 @@ def video_task(video: str, options: RunOptions) -> dict[str, Any]:
     from flowocr.batch import failure_reason
     from flowocr.ocr.engine import engine_loaded
 
-    warm = engine_loaded(options.engine, lang=options.lang)
+    warm = engine_loaded(options.engine, lang=options.lang, device=options.device)
     run = VideoRun(video, replace(options, resume=True))
     try:
         for _ in run.cues():
@@ -70,13 +70,13 @@ def segment_task(video: str, options: RunOptions, segment: Segment) -> dict[str,
     """One range of a split video: its trace (no file written)."""
     from flowocr.ocr.engine import engine_loaded
 
-    warm = engine_loaded(options.engine, lang=options.lang)
+    warm = engine_loaded(options.engine, lang=options.lang, device=options.device)
     run = VideoRun(video, options, segment=segment)
     for _ in run.cues():
         pass
     stats = run.stats
-    return {"trace": run.trace, "pid": os.getpid(), "engine_was_loaded": warm,
-            "ocr_calls": stats.ocr_calls, "decode": run.report.get("decode")}  # fmt: skip
+    return {"trace": run.trace, "pid": os.getpid(), "engine_was_loaded": warm, "ocr_calls": stats.ocr_calls,
+            "decode": run.report.get("decode"), "device": run.report.get("device")}  # fmt: skip
 
 
 # --- split ranges --------------------------------------------------------------------------------------------
@@ -171,6 +171,8 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
         "executor": "split",
         "cues": len(cues),
         "overlays": [o.to_json() for o in overlays],
+        # where the tasks' models ran ("cpu" or "cuda"; the first task's, for workers alike)
+        "device": next((r.get("device") for r in results if r.get("device")), None),
         "ocr": {"calls": sum(not f.reused for f in stitched.frames),
                 "reused": sum(f.reused for f in stitched.frames), "engine": options.engine, "lang": options.lang},
         "timing": {"total_s": round(time.monotonic() - started, 3), "first_cue_s": None},

@@ -83,6 +83,15 @@ class EngineUnavailable(FlowOcrError):
     exit_code = 7
 
 
+class DeviceUnavailable(FlowOcrError):
+    """``--device cuda`` cannot be used here: onnxruntime has no CUDA provider (the CPU package is installed), there
+    is no NVIDIA GPU, or ONNX Runtime cannot start a session on it (CUDA or cuDNN libraries missing). Raised before
+    any frame is read; the message says which, and what to install or give instead. ``--device auto`` never raises
+    it: it reads on the CPU then (with one warning line when a CUDA session failed to start)."""
+
+    exit_code = 13
+
+
 class OutputError(FlowOcrError, OSError):
     """An output file or folder cannot be written: the folder cannot be made (a file is in the way, no
     permission), or a write failed (disk full, file too large). The message names the path and the reason.

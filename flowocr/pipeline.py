@@ -36,6 +36,7 @@ class RunOptions:
     whole_area: bool = False
     lang: str = "ch"
     engine: str = "auto"  # resolved to the engine that reads ``lang`` (flowocr.ocr.langs)
+    device: str = "auto"  # where the OCR models run: auto, cpu, cuda (flowocr.ocr.device)
     formats: tuple[str, ...] = FORMATS
     out_dir: str = "flowocr-out"
     lanes: str | None = None
@@ -59,8 +60,10 @@ class RunOptions:
             raise UsageError(f"invalid format ({', '.join(unknown) or 'none'}); supported values are {supported}")
         if self.fps <= 0:
             raise UsageError(f"--fps must be positive, got {self.fps}")
+        from flowocr.ocr.device import check_device
         from flowocr.ocr.engine import resolve_engine
 
+        check_device(self.device)
         object.__setattr__(self, "engine", resolve_engine(self.engine, self.lang))  # "auto" -> the engine for lang
 
     def output(self, video: str, fmt: str) -> Path:
@@ -96,6 +99,8 @@ class RunStats:
     ocr_reused: int = 0
     cues: int = 0
     first_cue_s: float | None = None
+    first_block_s: float | None = None  # the first decoded frame handed over (from the first block)
+    first_ocr_s: float | None = None  # the first OCR call done
     ocr_s: float = 0.0
     decode_wait_s: float = 0.0
     blocks_done: int = 0
@@ -121,6 +126,15 @@ def _error_text(error: BaseException | None) -> str | None:
     if isinstance(error, FlowOcrError):
         return one_line(error)
     return f"{type(error).__name__}: {one_line(error)}"
+
+
+#: Engines (by ``id``; they live as long as the process) whose model load a run report has counted already.
+_reported_loads: set[int] = set()
+_reported_lock = threading.Lock()
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 3)
 
 
 def in_background(work: Callable[[], Any], name: str = "flowocr-engine-load"):
@@ -196,6 +210,8 @@ class VideoRun:
             waited = time.monotonic()
             for frame in source:
                 self.stats.decode_wait_s += time.monotonic() - waited
+                if self.stats.first_block_s is None:
+                    self.stats.first_block_s = time.monotonic() - started
                 if not self._engine_loading.done():
                     # The decoders are running now; let the models finish loading before this thread takes the
                     # GIL to forward frames.
@@ -238,8 +254,8 @@ class VideoRun:
 
         opts = self.options
         # The models load (about 0.3 s) while the decoders and the detector start: first text comes sooner.
-        check_engine(opts.engine, lang=opts.lang)
-        self._engine_loading = in_background(lambda: get_engine(opts.engine, lang=opts.lang))
+        check_engine(opts.engine, lang=opts.lang, device=opts.device)
+        self._engine_loading = in_background(lambda: get_engine(opts.engine, lang=opts.lang, device=opts.device))
         lanes, notes = resolve_lanes(self.video, lanes=opts.lanes, shards=opts.decode_shards, hwaccel=opts.hwaccel)
         self.hw_notes = notes
         rect = area_spec.rect(info.display_width, info.display_height)
@@ -458,6 +474,8 @@ class VideoRun:
         lines = tuple(line for line in read_frame(self.engine, image, rect, bands) if plausible(line))
         self.stats.ocr_s += time.monotonic() - t
         self.stats.ocr_calls += 1
+        if self.stats.first_ocr_s is None:
+            self.stats.first_ocr_s = time.monotonic() - self._started
         if self.crops is not None:
             self.crops.offer(image, lines)
         return lines
@@ -576,6 +594,34 @@ class VideoRun:
         return run_review_html(self.all_cues, video=self.video, page=page, index=self.source.index,
                                crops=self.cue_crops, keep_overlays=self.options.keep_overlays)  # fmt: skip
 
+    def _loaded_engine(self):
+        """The OCR engine if its models loaded (None while loading, after a failure, or before the run got there)."""
+        loading = getattr(self, "_engine_loading", None)
+        if loading is None or not loading.done() or loading.exception() is not None:
+            return None
+        return loading.result()
+
+    def _device(self) -> str | None:
+        """Where the OCR models run ("cpu" or "cuda"; None for an engine that chooses its own, or none loaded)."""
+        engine = self._loaded_engine()
+        return None if engine is None else engine.device
+
+    def _startup_timing(self) -> dict[str, float | None]:
+        """``startup_s``: from the process's start to the start of the model load; ``model_load_s``: how long the
+        load took. The first run of a process that reports on its engine counts the load (the CLI starts it before
+        the run); both are None for the runs after it (a batch's later videos, a Ray worker's later tasks)."""
+        from flowocr.system import process_started
+
+        engine = self._loaded_engine()
+        with _reported_lock:
+            counted = engine is None or engine.load_started is None or id(engine) in _reported_loads
+            if not counted:
+                _reported_loads.add(id(engine))
+        if counted:
+            return {"startup_s": None, "model_load_s": None}
+        return {"startup_s": _rounded(max(0.0, engine.load_started - process_started())),
+                "model_load_s": _rounded(engine.load_s)}  # fmt: skip
+
     def _report(self, complete: bool, error: BaseException | None, started: float) -> dict[str, Any]:
         """The run report (README, "Run report keys"); ``traceback`` only for an error that is not flowocr's own
         (nor a stop): the bug behind a failure that has no message for the user."""
@@ -595,6 +641,7 @@ class VideoRun:
             # the cues of the subtitle files (an overlay's cues only with --keep-overlays)
             "cues": self.stats.cues - (0 if opts.keep_overlays else sum(o["cues"] for o in self.overlays)),
             "overlays": self.overlays,
+            "device": self._device(),
             "ocr": {"calls": self.stats.ocr_calls, "reused": self.stats.ocr_reused, "engine": opts.engine,
                     "lang": opts.lang},  # fmt: skip
             "timing": {
@@ -602,6 +649,9 @@ class VideoRun:
                 "first_cue_s": None if self.stats.first_cue_s is None else round(self.stats.first_cue_s, 3),
                 "ocr_s": round(self.stats.ocr_s, 3),
                 "decode_wait_s": round(self.stats.decode_wait_s, 3),
+                **self._startup_timing(),
+                "first_block_s": _rounded(self.stats.first_block_s),
+                "first_ocr_s": _rounded(self.stats.first_ocr_s),
             },
             "frames_sampled": self.stats.frames,
             "timing_accuracy": "sample" if opts.no_aux else "frame",

@@ -2,7 +2,7 @@
 
     python scripts/bench.py decode VIDEO [--fps 2] [--lanes 1,2,4] [--aux]
     python scripts/bench.py decode --generate 1080p60        # makes a 60 s 1080p H.264 input first
-    python scripts/bench.py run VIDEO | --generate subs1080p60   # flowocr run vs the limit vs naive OCR
+    python scripts/bench.py run VIDEO | --generate subs1080p60 [--device cuda]   # flowocr run vs the limit vs naive
     python scripts/bench.py batch [--videos 50] [--lanes 3] [--budget-mb 16]   # many short videos in one run
 
 Each measurement runs in a fresh process, so its peak RSS (the process and its ffmpeg children) is its own.
@@ -83,35 +83,43 @@ def _srt_time(t: float) -> str:
     return f"{ms // 3600000:02d}:{ms // 60000 % 60:02d}:{ms // 1000 % 60:02d},{ms % 1000:03d}"
 
 
-def measure_run(video: str) -> dict:
+def measure_run(video: str, device: str = "auto") -> dict:
     out = tempfile.mkdtemp(prefix="flowocr-bench-")
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "flowocr", "run", video, "-o", out, "--quiet"], check=True)
+    subprocess.run([sys.executable, "-m", "flowocr", "run", video, "-o", out, "--quiet", "--device", device],
+                   check=True)  # fmt: skip
     wall = time.perf_counter() - started
     report = json.loads((Path(out) / (Path(video).stem + ".report.json")).read_text())
-    return {"wall_s": wall, "peak_rss_mb": _peak_rss_mb(), "cues": report["cues"], "ocr_calls": report["ocr"]["calls"]}
+    return {"wall_s": wall, "peak_rss_mb": _peak_rss_mb(), "cues": report["cues"], "ocr_calls": report["ocr"]["calls"],
+            "device": report.get("device"), "timing": report["timing"]}  # fmt: skip
 
 
-def measure_naive(video: str) -> dict:
+def measure_naive(video: str, device: str = "auto") -> dict:
     """The naive method (:func:`flowocr.read.naive.naive_cues`): OCR of every frame of the 3 fps grid, similar
-    consecutive texts merged."""
+    consecutive texts merged, with the same engine on the same device."""
+    from flowocr.ocr.engine import get_engine
     from flowocr.read.naive import naive_cues
 
     started = time.perf_counter()
-    result = naive_cues(video)
+    result = naive_cues(video, engine=get_engine(device=device))
     return {"wall_s": time.perf_counter() - started, "peak_rss_mb": _peak_rss_mb(), "cues": len(result.cues),
             "ocr_calls": result.ocr_calls}  # fmt: skip
 
 
-def bench_run(video: str, repeat: int) -> None:
+def bench_run(video: str, repeat: int, device: str = "auto") -> None:
     limit = min((run_measure(["ffmpeg", video]) for _ in range(repeat)), key=lambda r: r["wall_s"])
-    ours = min((run_measure(["run", video]) for _ in range(repeat)), key=lambda r: r["wall_s"])
-    naive = run_measure(["naive", video])
-    print(f"run benchmark: {video} (best of {repeat}, {os.cpu_count()} cores)")
+    ours = min((run_measure(["run", video, device]) for _ in range(repeat)), key=lambda r: r["wall_s"])
+    naive = run_measure(["naive", video, device])
+    print(f"run benchmark: {video} (best of {repeat}, {os.cpu_count()} cores, --device {device}: the run read on "
+          f"{ours['device']})")  # fmt: skip
     print(f"{'what':<34} {'wall s':>8} {'x limit':>8} {'cues':>6} {'OCR calls':>10} {'peak RSS MB':>12}")
     for name, r in (("ffmpeg -i F -f null - (limit)", limit), ("flowocr run", ours), ("naive: OCR at 3 fps", naive)):
         print(f"{name:<34} {r['wall_s']:>8.2f} {r['wall_s'] / limit['wall_s']:>8.2f} {r.get('cues', '-'):>6} "
               f"{r.get('ocr_calls', '-'):>10} {r['peak_rss_mb']:>12.1f}")  # fmt: skip
+    timing = ours["timing"]
+    split = ", ".join(f"{key} {timing[key]}" for key in ("startup_s", "model_load_s", "first_block_s", "first_ocr_s",
+                                                          "first_cue_s", "ocr_s") if key in timing)  # fmt: skip
+    print(f"flowocr run timing: {split}")
 
 
 def _peak_rss_mb() -> float:
@@ -217,9 +225,9 @@ def main() -> None:
         if kind == "ffmpeg":
             result = measure_ffmpeg(video)
         elif kind == "run":
-            result = measure_run(video)
+            result = measure_run(video, *sys.argv[4:5])
         elif kind == "naive":
-            result = measure_naive(video)
+            result = measure_naive(video, *sys.argv[4:5])
         elif kind == "batch":
             result = measure_batch(video, int(sys.argv[4]), sys.argv[5])
         else:
@@ -239,6 +247,8 @@ def main() -> None:
     run.add_argument("video", nargs="?")
     run.add_argument("--generate", choices=["subs1080p60"], help="generate a 60 s 1080p video with 20 cues")
     run.add_argument("--repeat", type=int, default=1)
+    run.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                     help="where flowocr run (and the naive method) read: flowocr run --device")  # fmt: skip
     batch = sub.add_parser("batch", help="flowocr run over a folder of many short generated videos")
     batch.add_argument("--videos", type=int, default=50)
     batch.add_argument("--lanes", type=int, default=3)
@@ -254,7 +264,7 @@ def main() -> None:
         video = str(generate_subtitled(target)) if args.generate else args.video
         if not video:
             parser.error("give VIDEO or --generate")
-        bench_run(video, args.repeat)
+        bench_run(video, args.repeat, args.device)
         return
     video = str(generate(args.generate)) if args.generate else args.video
     if not video:

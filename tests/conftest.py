@@ -41,6 +41,18 @@ def shared_videos() -> list[Path]:
 
 
 needs_shared = pytest.mark.skipif(not SHARED_VIDEOS.is_dir(), reason="../shared/videos is not present")
+
+
+def cuda_usable() -> bool:
+    """Whether ``--device cuda`` can run here: an NVIDIA device node, and onnxruntime with its CUDA provider (only
+    looked for where the node is, so a machine without a GPU imports no onnxruntime for it)."""
+    from flowocr.ocr.device import CUDA_PROVIDER, available_providers
+
+    return os.path.exists("/dev/nvidiactl") and CUDA_PROVIDER in available_providers()
+
+
+needs_cuda = pytest.mark.skipif(not cuda_usable(), reason="no NVIDIA GPU with onnxruntime's CUDAExecutionProvider "
+                                "here (pip install 'flowocr[gpu]': README, GPU)")  # fmt: skip
 #: Shared clips that must not decode, with the exit code and a word of the one line they fail with.
 FAILS_CLEANLY = {"fate_displaymatrix_rot90.mp4": (3, "truncated")}  # its media data ends early
 #: Shared clips that ffmpeg itself reports decoding errors in and conceals differently from one decode to the next

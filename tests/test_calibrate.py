@@ -108,7 +108,8 @@ def test_another_gpu_is_another_fingerprint_measured_afresh_and_both_are_kept(st
 @pytest.mark.parametrize(
     "change",
     [{"ffmpeg": "ffmpeg version 7.0"}, {"hwaccels": ("vaapi",)}, {"gpu": ""}, {"cpu_model": "Other CPU"},
-     {"cpu_count": 4}, {"engine": "rapidocr 3.11.0, onnxruntime 1.22.0"}, {"models": (("det.onnx", "f" * 16),)}],
+     {"cpu_count": 4}, {"engine": "rapidocr 3.11.0, onnxruntime 1.22.0"}, {"models": (("det.onnx", "f" * 16),)},
+     {"device": "cuda"}],
     ids=lambda c: next(iter(c)),
 )  # fmt: skip
 def test_every_fingerprint_field_changes_the_key(change):

@@ -7,7 +7,7 @@ import json
 import subprocess
 
 import pytest
-from conftest import ROOT, bench_script, run_cli
+from conftest import ROOT, bench_script, cuda_usable, run_cli
 
 from flowocr.cli.progress import Status, eta
 
@@ -54,6 +54,13 @@ def test_progress_json_is_one_object_per_line(tmp_path):
     times = [e["time"] for e in progress]
     assert times == sorted(times)
     assert events[-1]["complete"] is True and events[-1]["cues"] == report["cues"]
+    # where the models ran, and where the time to the first cue went (README, "Run report keys")
+    assert report["device"] == ("cuda" if cuda_usable() else "cpu")
+    timing = report["timing"]
+    assert events[-1]["timing"] == timing
+    for key in ("startup_s", "model_load_s", "first_block_s", "first_ocr_s", "first_cue_s", "total_s"):
+        assert isinstance(timing[key], float) and timing[key] >= 0, (key, timing)
+    assert timing["first_block_s"] <= timing["first_ocr_s"] <= timing["first_cue_s"] <= timing["total_s"], timing
 
 
 @pytest.mark.slow

@@ -39,22 +39,24 @@ def calibration_mode() -> str:
 
 
 def calibrate(
-    *, engine: str = "rapidocr", lang: str = "ch", force: bool = False, may_probe: bool = True,
+    *, engine: str = "rapidocr", lang: str = "ch", device: str = "auto", force: bool = False, may_probe: bool = True,
     say: Callable[[str], None] = print, store: Store | None = None,
 ) -> Outcome:  # fmt: skip
     """This machine's calibration (real fingerprint, real probe): see :func:`load_or_calibrate`. The probe reads
-    with ``engine`` reading ``lang`` (an engine's speed hardly depends on the language: one entry per engine)."""
+    with ``engine`` reading ``lang`` (an engine's speed hardly depends on the language: one entry per engine) on
+    ``device`` (``auto``, ``cpu``, ``cuda``: the device used is part of the fingerprint)."""
     from flowocr.calibrate.machine import machine_fingerprint, measure
 
     return load_or_calibrate(
-        fingerprint=machine_fingerprint(engine), probe=lambda: measure(engine, lang=lang), force=force,
-        may_probe=may_probe, store=store, say=say,
+        fingerprint=machine_fingerprint(engine, device=device), probe=lambda: measure(engine, lang=lang, device=device),
+        force=force, may_probe=may_probe, store=store, say=say,
     )  # fmt: skip
 
 
 def auto_decode_settings(
-    *, engine: str = "rapidocr", lang: str = "ch", say: Callable[[str], None] = print, may_probe: bool = True
-) -> Settings:
+    *, engine: str = "rapidocr", lang: str = "ch", device: str = "auto", say: Callable[[str], None] = print,
+    may_probe: bool = True,
+) -> Settings:  # fmt: skip
     """The decoding settings for this machine, for options left to calibration.
 
     ``FLOWOCR_CALIBRATION=conservative``: the conservative tier, nothing read or written. Otherwise a valid
@@ -63,7 +65,7 @@ def auto_decode_settings(
     """
     if calibration_mode() == "conservative":
         return CONSERVATIVE
-    outcome = calibrate(engine=engine, lang=lang, may_probe=may_probe, say=say)
+    outcome = calibrate(engine=engine, lang=lang, device=device, may_probe=may_probe, say=say)
     for note in outcome.notes:
         say(note)
     return outcome.settings

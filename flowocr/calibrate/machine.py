@@ -159,16 +159,30 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
-def machine_fingerprint(engine: str = "rapidocr") -> Fingerprint:
-    """This machine as the calibration sees it. Never raises: what cannot be read is named as such."""
+def fingerprint_device(engine: str, device: str) -> str:
+    """The device an engine reads on for ``device`` (``auto``, ``cpu``, ``cuda``), as the fingerprint names it:
+    ``cpu`` or ``cuda`` (:func:`flowocr.ocr.device.resolve_device`); ``own`` for an engine that chooses its own."""
+    from flowocr.ocr.device import resolve_device
+
+    if engine not in ("rapidocr", "tesseract"):  # the engines on ONNX Runtime
+        return "own"
+    return resolve_device(device).device
+
+
+def machine_fingerprint(engine: str = "rapidocr", *, device: str = "auto") -> Fingerprint:
+    """This machine as the calibration sees it, with the OCR models on ``device``. Never raises (but for
+    ``--device cuda`` where it cannot be used, which the CLI has said before): what cannot be read is named as
+    such."""
     version, hwaccels = ffmpeg_identity()
     return Fingerprint(
         ffmpeg=version, hwaccels=hwaccels, gpu=gpu_names(), cpu_model=cpu_model(), cpu_count=cpu_count(),
-        engine=engine_label(engine), models=engine_models(engine),
+        engine=engine_label(engine), models=engine_models(engine), device=fingerprint_device(engine, device),
     )  # fmt: skip
 
 
-def measure(engine: str = "rapidocr", *, lang: str = "ch", clip: Path = PROBE_CLIP) -> Measurement:
+def measure(
+    engine: str = "rapidocr", *, lang: str = "ch", device: str = "auto", clip: Path = PROBE_CLIP
+) -> Measurement:  # fmt: skip
     """Time a sw lane, a hw lane (when a hwaccel initialises) and the OCR engine on ``clip`` (module docstring).
 
     Raises :class:`CalibrationFailed` when the clip is missing, and whatever the decode or the engine raise.
@@ -220,7 +234,7 @@ def measure(engine: str = "rapidocr", *, lang: str = "ch", clip: Path = PROBE_CL
     if hwaccel is None:
         hw_note = "; ".join(notes)
 
-    reader = get_engine(engine, lang=lang)
+    reader = get_engine(engine, lang=lang, device=device)
     reader.run([images[grid[0]]])  # the runtime's first call is slow: not timed
     ocr_times = []
     for frame_index in wanted:

@@ -56,7 +56,9 @@ class Fingerprint:
     """What the measured speeds depend on. Any field that differs makes another :attr:`key`.
 
     ``gpu`` is "" without an NVIDIA GPU (or without ``nvidia-smi``); ``models`` are ``(file name, hash)`` of
-    the OCR engine's model files (see :func:`flowocr.calibrate.machine.model_hash`).
+    the OCR engine's model files (see :func:`flowocr.calibrate.machine.model_hash`); ``device`` is where the OCR
+    models run (``cpu``, ``cuda``; ``own`` for an engine that chooses its own), so that a CPU calibration is never
+    used for a run on the GPU, nor the reverse.
     """
 
     ffmpeg: str
@@ -66,6 +68,7 @@ class Fingerprint:
     cpu_count: int
     engine: str
     models: tuple[tuple[str, str], ...] = ()
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         if self.cpu_count < 1:
@@ -89,6 +92,7 @@ class Fingerprint:
             ffmpeg=str(data["ffmpeg"]), hwaccels=tuple(data["hwaccels"]), gpu=str(data["gpu"]),
             cpu_model=str(data["cpu_model"]), cpu_count=int(data["cpu_count"]), engine=str(data["engine"]),
             models=tuple((str(name), str(digest)) for name, digest in data.get("models", ())),
+            device=str(data.get("device", "cpu")),
         )  # fmt: skip
 
 

@@ -78,6 +78,7 @@ def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
               help="OCR the whole text area every time, not only the bands of it that hold text strokes.")
 @option("lang")
 @option("engine")
+@option("device")
 @option("formats")
 @decode_options
 @click.option("--no-aux", is_flag=True,
@@ -107,7 +108,7 @@ def plan_cmd(video: str, as_json: bool, block_sec, first_block_sec) -> None:
 @click.option("--progress", "progress_mode", type=click.Choice(["auto", "rich", "plain", "json"]), default="auto",
               show_default=True, help="How progress is shown: auto (rich on a terminal, else plain lines), rich, "
               "plain, or json (one JSON object per line on stdout, for scripts).")  # fmt: skip
-def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_aux, aux_scale, aux_connect,
+def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, device, formats, no_aux, aux_scale, aux_connect,
             keep_overlays, reader_log, skip_existing, resume, executor, ray_address, ray_workers, split_minutes, quiet,
             progress_mode, **decode) -> None:  # fmt: skip
     """OCR videos: write subtitles (SRT, WebVTT, ASS), text, per-frame JSONL and a JSON run report.
@@ -116,7 +117,7 @@ def run_cmd(inputs, out_dir, fps, area, whole_area, lang, engine, formats, no_au
     the others go on, and the exit code is non-zero if any failed."""
     from flowocr.cli import commands
 
-    commands.run_command(list(inputs), out_dir=out_dir, fps=fps, area=area, lang=lang, engine=engine,
+    commands.run_command(list(inputs), out_dir=out_dir, fps=fps, area=area, lang=lang, engine=engine, device=device,
                          formats=formats, skip_existing=skip_existing, quiet=quiet, progress=progress_mode,
                          decode=decode,
                          extra={"no_aux": no_aux, "aux_scale": aux_scale, "aux_connect": aux_connect,
@@ -139,15 +140,16 @@ def langs_cmd(as_json: bool) -> None:
 @cli.command("calibrate")
 @click.option("--show", is_flag=True, help="Print the stored calibration of this machine; measure nothing.")
 @click.option("--force", is_flag=True, help="Measure again even if the stored calibration is still valid.")
-def calibrate_cmd(show: bool, force: bool) -> None:
+@option("device")
+def calibrate_cmd(show: bool, force: bool, device: str) -> None:
     """Measure how fast this machine decodes and reads (a few seconds), and store it for `--lanes auto`.
 
     The result is kept in the user cache (XDG_CACHE_HOME/flowocr/calibration.json) for 7 days, per machine
-    fingerprint (ffmpeg and its hwaccels, GPU, CPU, OCR engine and models); a run measures it by itself the first
-    time. Prints the fingerprint, the ratios measured, their age and the settings they give."""
+    fingerprint (ffmpeg and its hwaccels, GPU, CPU, OCR engine, models and device); a run measures it by itself the
+    first time. Prints the fingerprint, the ratios measured, their age and the settings they give."""
     from flowocr.cli import commands
 
-    commands.calibrate_command(show=show, force=force)
+    commands.calibrate_command(show=show, force=force, device=device)
 
 
 @cli.command("aux-serve")

@@ -67,7 +67,9 @@ def _say(line: str) -> None:
     sys.stderr.write(f"flowocr: {line}\n")
 
 
-def _calibrated(decode: dict, *, engine: str = "rapidocr", lang: str = "ch", say=_say, may_probe: bool = True) -> dict:
+def _calibrated(
+    decode: dict, *, engine: str = "rapidocr", lang: str = "ch", device: str = "auto", say=_say, may_probe: bool = True
+) -> dict:  # fmt: skip
     """The decoding options with those the user did not give taken from calibration (``--lanes auto``).
 
     Calibrates only when something is left to it; the first time on a machine that probes, said in one line.
@@ -76,7 +78,27 @@ def _calibrated(decode: dict, *, engine: str = "rapidocr", lang: str = "ch", say
 
     if not needs_calibration(decode):
         return fill_decode_options(decode, CONSERVATIVE)  # fills nothing the user gave
-    return fill_decode_options(decode, auto_decode_settings(engine=engine, lang=lang, say=say, may_probe=may_probe))
+    settings = auto_decode_settings(engine=engine, lang=lang, device=device, say=say, may_probe=may_probe)
+    return fill_decode_options(decode, settings)
+
+
+def _warnings_to_stderr(*, quiet: bool) -> None:
+    """Warnings of the ``flowocr`` logger (a CUDA session that fell back to the CPU: :mod:`flowocr.ocr.device`) as
+    one line each on stderr, ``flowocr: warning: ...``; none with ``--quiet``. Installed once per process."""
+    import logging
+
+    class StderrLines(logging.Handler):
+        """Each record as one line on the stderr of the moment (the progress display may have replaced it)."""
+
+        def emit(self, record: logging.LogRecord) -> None:
+            sys.stderr.write(f"flowocr: warning: {' '.join(record.getMessage().split())}\n")
+            sys.stderr.flush()
+
+    log = logging.getLogger("flowocr")
+    if not any(type(h).__name__ == "StderrLines" for h in log.handlers):
+        log.addHandler(StderrLines())
+        log.propagate = False
+    log.setLevel(logging.ERROR if quiet else logging.WARNING)
 
 
 def _sharded_source(video: str, *, fps: Fraction, decode: dict, aux=None, start=None, end=None):
@@ -178,7 +200,7 @@ def plan_command(
 def run_command(
     inputs: list[str], *, out_dir: str, fps: Fraction, area: str, lang: str, engine: str, formats: str,
     skip_existing: bool, quiet: bool, decode: dict, extra: dict | None = None, progress: str = "auto",
-    cluster: dict | None = None,
+    cluster: dict | None = None, device: str = "auto",
 ) -> None:  # fmt: skip
     from flowocr.batch import expand_inputs, failure_reason
     from flowocr.calibrate import CONSERVATIVE, fill_decode_options
@@ -189,10 +211,11 @@ def run_command(
 
     parse_area(area)  # a bad --area is a usage error before any work
     engine = resolve_engine(engine, lang)  # auto -> the engine that reads --lang; a bad pair is a usage error
+    _warnings_to_stderr(quiet=quiet)
 
     def run_options(filled: dict) -> RunOptions:
         return RunOptions(
-            fps=fps, area=area, lang=lang, engine=engine, out_dir=out_dir,
+            fps=fps, area=area, lang=lang, engine=engine, device=device, out_dir=out_dir,
             formats=tuple(f.strip() for f in formats.split(",") if f.strip()),
             lanes=filled.get("lanes"), decode_shards=filled.get("decode_shards"),
             hwaccel=filled.get("hwaccel", "auto"), block_sec=filled["block_sec"],
@@ -212,11 +235,12 @@ def run_command(
     if videos:
         from flowocr.ocr.engine import check_engine
 
-        check_engine(engine, lang=lang)  # missing packages or language data: one line, exit 7, before any work
-        _preload_engine(engine, lang)
+        # missing packages or language data: one line, exit 7; --device cuda unusable here: exit 13; before any work
+        check_engine(engine, lang=lang, device=device)
+        _preload_engine(engine, lang, device)
     # Calibrated once per batch, and only when there is something to run.
     say = (lambda line: None) if quiet else _say
-    options = run_options(_calibrated(decode, engine=engine, lang=lang, say=say) if videos else
+    options = run_options(_calibrated(decode, engine=engine, lang=lang, device=device, say=say) if videos else
                           fill_decode_options(decode, CONSERVATIVE))  # fmt: skip
     progress = make_progress(quiet=quiet, total=len(videos), mode=progress)
     cluster = cluster or {}
@@ -354,13 +378,13 @@ def _task_error(video: str, exc: BaseException) -> str:
     return failure_reason(video, getattr(exc, "cause", None) or exc)  # Ray wraps a task's exception
 
 
-def _preload_engine(engine: str, lang: str) -> None:
+def _preload_engine(engine: str, lang: str, device: str = "auto") -> None:
     """Start loading the OCR models while the run calibrates, probes and starts its decoders. A failure here is
     left for the run itself to raise, with its own message (the Future holding it is dropped)."""
     from flowocr.ocr.engine import get_engine
     from flowocr.pipeline import in_background
 
-    in_background(lambda: get_engine(engine, lang=lang), name="flowocr-engine-preload")
+    in_background(lambda: get_engine(engine, lang=lang, device=device), name="flowocr-engine-preload")
 
 
 def langs_command(*, as_json: bool) -> None:
@@ -387,12 +411,13 @@ def langs_command(*, as_json: bool) -> None:
         _emit(f"{r['code']:<5} {r['name']:<{name_w}} {r['engine']:<10} {state}")
 
 
-def calibrate_command(*, show: bool, force: bool) -> None:
+def calibrate_command(*, show: bool, force: bool, device: str = "auto") -> None:
     """``flowocr calibrate``: measure this machine unless a valid profile is stored (``force``: measure anyway),
     then print the profile and the settings it gives. ``show``: print what is stored, measure nothing.
 
     Exit 0 when a profile is shown or measured, and for ``--show`` without one (it says so and names the
-    conservative settings that apply); :class:`CalibrationFailed` (exit 10) when the probe fails.
+    conservative settings that apply); :class:`CalibrationFailed` (exit 10) when the probe fails. ``device``: where
+    the probe's OCR runs (a CUDA calibration is another entry than a CPU one); ``cuda`` unusable here: exit 13.
     """
     import time
 
@@ -402,16 +427,24 @@ def calibrate_command(*, show: bool, force: bool) -> None:
 
     if show and force:
         raise UsageError("give either --show or --force, not both")
+    from flowocr.ocr.device import resolve_device
+
+    resolve_device(device)  # --device cuda unusable here: its one line, exit 13
+    _warnings_to_stderr(quiet=False)
     store = Store()
-    fingerprint = machine_fingerprint()
+    fingerprint = machine_fingerprint(device=device)
+
+    def probe():
+        return measure(device=device)
+
     if show:
         for line in calibration_lines(fingerprint, store.entry(fingerprint), now=time.time(), path=store.path):
             _emit(line)
         return
-    outcome = load_or_calibrate(fingerprint=fingerprint, probe=measure, store=store, say=_say, may_probe=False)
+    outcome = load_or_calibrate(fingerprint=fingerprint, probe=probe, store=store, say=_say, may_probe=False)
     if outcome.source != "cached" or force:
         # The automatic back-off after a failure is for runs: asking for a calibration measures now.
-        outcome = load_or_calibrate(fingerprint=fingerprint, probe=measure, store=store, say=_say, force=True)
+        outcome = load_or_calibrate(fingerprint=fingerprint, probe=probe, store=store, say=_say, force=True)
     for note in outcome.notes:
         _say(note)
     entry = store.entry(outcome.fingerprint)
@@ -440,6 +473,7 @@ def calibration_lines(fingerprint, entry, *, now: float, path) -> list[str]:
         f"{'  gpu':<12} {fp.gpu or 'none'}",
         f"{'  cpu':<12} {fp.cpu_model} ({fp.cpu_count} CPUs)",
         f"{'  engine':<12} {fp.engine}",
+        f"{'  device':<12} {fp.device}",
         f"{'  models':<12} {models}",
     ]
     profile = entry.profile if entry is not None else None

@@ -99,6 +99,11 @@ OPTIONS.update({
         ("--engine",), "auto", click.Choice(["auto", "rapidocr", "tesseract", "paddle"]),
         "OCR engine; auto: the one that reads --lang (flowocr langs).",
     ),
+    "device": OptionSpec(
+        ("--device",), "auto", click.Choice(["auto", "cpu", "cuda"]),
+        "Where the OCR models run: cuda (an NVIDIA GPU, with onnxruntime-gpu: extra flowocr[gpu]), cpu, or auto: "
+        "cuda where onnxruntime has its CUDA provider and a GPU is present, else cpu.",
+    ),
     "formats": OptionSpec(
         ("--formats",), "srt,vtt,ass,txt,jsonl,json,html", str,
         "Outputs to write, comma-separated: srt, vtt, ass, txt, jsonl (per-frame results), json (run report), html "

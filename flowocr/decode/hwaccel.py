@@ -7,7 +7,6 @@ fails when the device cannot be created. No GPU: every lane is ``sw``.
 
 from __future__ import annotations
 
-import glob
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -15,13 +14,9 @@ from dataclasses import dataclass
 from flowocr import ffmpeg
 from flowocr.decode.sharded import LaneSpec
 from flowocr.errors import UsageError
+from flowocr.system import device_node_missing
 
 HWACCELS = ("cuda", "vaapi", "qsv")
-_DEVICE_NODES = {
-    "cuda": ("/dev/nvidiactl", "NVIDIA device (/dev/nvidiactl)"),
-    "vaapi": ("/dev/dri/renderD*", "DRI render node (/dev/dri/renderD*)"),
-    "qsv": ("/dev/dri/renderD*", "DRI render node (/dev/dri/renderD*)"),
-}
 _checked: dict[str, HwCheck] = {}
 _lock = threading.Lock()
 
@@ -40,9 +35,9 @@ def check_hwaccel(hwaccel: str, video: str) -> HwCheck:
     with _lock:
         if hwaccel in _checked:
             return _checked[hwaccel]
-    pattern, what = _DEVICE_NODES.get(hwaccel, ("", ""))
-    if pattern and not glob.glob(pattern):
-        result = HwCheck(hwaccel, False, f"no {what} here")
+    missing = device_node_missing(hwaccel)
+    if missing:
+        result = HwCheck(hwaccel, False, missing)
     else:
         argv = [ffmpeg.tool("ffmpeg"), "-hide_banner", "-nostdin", "-v", "error", "-hwaccel", hwaccel,
                 "-i", video, "-frames:v", "1", "-f", "null", "-"]  # fmt: skip

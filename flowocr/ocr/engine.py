@@ -1,9 +1,10 @@
 """OCR engines: the interface every engine implements, and the registry that loads each one once per process.
 
 An engine turns a batch of BGR images into one :class:`OcrResult` per image. Engines load their models in
-their constructor; :func:`get_engine` keeps one instance per (name, lang, threads) for the life of the process,
-so models load once and serve every block of every video. Engine instances are safe to share between threads:
-``run`` keeps no per-call state on ``self``.
+their constructor; :func:`get_engine` keeps one instance per (name, lang, threads, device) for the life of the
+process, so models load once and serve every block of every video. Where the models run (``--device``) is
+:mod:`flowocr.ocr.device`; ``engine.device`` says where they were loaded. Engine instances are safe to share
+between threads: ``run`` keeps no per-call state on ``self``.
 
 Nothing heavy is imported here or at the top of the engine modules: each engine imports its runtime
 (rapidocr / onnxruntime, paddleocr) in its constructor, so ``import flowocr.ocr`` stays instant.
@@ -23,6 +24,7 @@ import numpy as np
 
 from flowocr.errors import EngineUnavailable, FlowOcrError, UsageError
 from flowocr.ocr.area import Rect, crop, result_to_frame
+from flowocr.ocr.device import DEFAULT_DEVICE
 from flowocr.ocr.types import OcrResult
 
 DEFAULT_ENGINE = "rapidocr"
@@ -67,6 +69,9 @@ class OcrEngine(ABC):
 
     Subclasses set ``NAME``, ``LANGS`` (accepted ``lang`` values, mapped to the language of the models that
     read them), ``REQUIRES`` (import names that must be installed) and ``INSTALL_HINT``, and implement ``_run``.
+    An engine on ONNX Runtime takes ``device`` (``auto``, ``cpu``, ``cuda``: :mod:`flowocr.ocr.device`) and sets
+    :attr:`device` to where its models were loaded; ``ONNX_RUNTIME`` says it does. Others choose their own device
+    (``device`` stays None).
     """
 
     NAME: ClassVar[str]
@@ -74,10 +79,17 @@ class OcrEngine(ABC):
     LANGS: ClassVar[dict[str, str]]
     REQUIRES: ClassVar[tuple[str, ...]]
     INSTALL_HINT: ClassVar[str]
+    #: Whether the models run on ONNX Runtime, so that ``--device`` chooses where (:mod:`flowocr.ocr.device`).
+    ONNX_RUNTIME: ClassVar[bool] = False
 
     def __init__(self, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> None:
         self.lang = self.model_lang(lang)
         self.threads = threads
+        #: where the models were loaded: "cpu" or "cuda"; None for an engine that chooses its own device
+        self.device: str | None = None
+        #: seconds the models took to load, and when that began (``time.monotonic()``), set by :func:`get_engine`
+        self.load_s: float | None = None
+        self.load_started: float | None = None
 
     @classmethod
     def model_lang(cls, lang: str) -> str:
@@ -170,7 +182,7 @@ def available_engines() -> tuple[str, ...]:
     return tuple(name for name in ENGINE_NAMES if not _engine_class(name).missing_packages())
 
 
-_instances: dict[tuple[str, str, int | None], OcrEngine] = {}
+_instances: dict[tuple[str, str, int | None, str], OcrEngine] = {}
 _instances_lock = threading.Lock()
 
 
@@ -180,12 +192,29 @@ def unavailable(name: str, *, lang: str) -> str | None:
     return _engine_class(resolve_engine(name, lang)).unavailable(lang)
 
 
-def check_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG) -> None:
-    """Raise now what :func:`get_engine` would raise for a name, language, package or language data that is not
-    there, without loading any model (cheap: no import of the engine's packages). ``name`` may be ``auto``."""
+def check_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, device: str = DEFAULT_DEVICE) -> None:
+    """Raise now what :func:`get_engine` would raise for a name, language, package, language data or device that is
+    not there, without loading any model (cheap: no import of the engine's packages; onnxruntime only to look for
+    its CUDA provider, where an NVIDIA GPU is present or ``--device cuda`` was given). ``name`` may be ``auto``."""
     why = unavailable(name, lang=lang)
     if why:
         raise EngineUnavailable(why)
+    check_engine_device(name, lang=lang, device=device)
+
+
+def check_engine_device(name: str, *, lang: str, device: str) -> None:
+    """UsageError for an unknown ``device`` or for ``cpu``/``cuda`` with an engine that chooses its own device;
+    DeviceUnavailable when ``cuda`` cannot be used here (:func:`flowocr.ocr.device.resolve_device`)."""
+    from flowocr.ocr.device import check_device, resolve_device
+
+    check_device(device)
+    cls = _engine_class(resolve_engine(name, lang))
+    if not cls.ONNX_RUNTIME:
+        if device != DEFAULT_DEVICE:
+            raise UsageError(f"--device {device} is for the engines on ONNX Runtime (rapidocr, tesseract); OCR engine "
+                             f"{cls.NAME} chooses its own device: give --device auto.")  # fmt: skip
+        return
+    resolve_device(device)
 
 
 def default_threads() -> int | None:
@@ -201,47 +230,58 @@ def default_threads() -> int | None:
     return 1 if cpu_count() <= 2 else None
 
 
-def engine_loaded(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> bool:
+def engine_loaded(
+    name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None, device: str = DEFAULT_DEVICE
+) -> bool:  # fmt: skip
     """Whether :func:`get_engine` with these arguments would return models already loaded in this process."""
-    key = _instance_key(_engine_class(resolve_engine(name, lang)), lang, threads)
+    key = _instance_key(_engine_class(resolve_engine(name, lang)), lang, threads, device)
     with _instances_lock:
         return key in _instances
 
 
-def _instance_key(cls, lang: str, threads: int | None) -> tuple[str, str, int | None]:
-    """The process-wide instance an engine class reading ``lang`` with ``threads`` is: (name, models' language,
-    threads after :func:`default_threads`)."""
-    return cls.NAME, cls.model_lang(lang), default_threads() if threads is None else threads
+def _instance_key(cls, lang: str, threads: int | None, device: str) -> tuple[str, str, int | None, str]:
+    """The process-wide instance an engine class reading ``lang`` with ``threads`` on ``device`` is: (name, models'
+    language, threads after :func:`default_threads`, the device asked for)."""
+    return cls.NAME, cls.model_lang(lang), default_threads() if threads is None else threads, device
 
 
-def get_engine(name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> OcrEngine:
+def get_engine(
+    name: str = DEFAULT_ENGINE, *, lang: str = DEFAULT_LANG, threads: int | None = None, device: str = DEFAULT_DEVICE
+) -> OcrEngine:  # fmt: skip
     """The process-wide engine ``name`` reading ``lang``, loading its models on first use.
 
-    ``threads`` caps the runtime's threads per model call (None: :func:`default_threads`). One instance exists
-    per (name, models' language, threads); ``lang`` values served by the same models share it.
+    ``threads`` caps the runtime's threads per model call (None: :func:`default_threads`). ``device`` (``auto``,
+    ``cpu``, ``cuda``) is where an engine on ONNX Runtime loads its models (:mod:`flowocr.ocr.device`). One
+    instance exists per (name, models' language, threads, device); ``lang`` values served by the same models share
+    it. The instance records how long its models took to load (``load_s``, ``load_started``).
 
     ``name`` may be ``auto``: the engine the language table names for ``lang`` (:func:`resolve_engine`).
 
-    Raises UsageError for an unknown name, language or thread count, and EngineUnavailable when the engine's
-    package (or its data for ``lang``) is not installed or its models fail to load.
+    Raises UsageError for an unknown name, language, thread count or device, EngineUnavailable when the engine's
+    package (or its data for ``lang``) is not installed or its models fail to load, and DeviceUnavailable when
+    ``device`` is ``cuda`` and the models cannot run there.
     """
+    import time
+
     name = resolve_engine(name, lang)
     cls = _engine_class(name)
-    key = _instance_key(cls, lang, threads)  # an unknown language raises here, before the thread count is checked
+    key = _instance_key(cls, lang, threads, device)  # an unknown language raises here, before the thread count
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise UsageError(f"Invalid OCR thread count {threads!r}: give a whole number of at least 1.")
-    _, model_lang, threads = key
+    _, model_lang, threads, _ = key
     with _instances_lock:
         engine = _instances.get(key)
         if engine is None:
-            check_engine(name, lang=lang)
+            check_engine(name, lang=lang, device=device)
+            started = time.monotonic()
             try:
-                engine = cls(lang=model_lang, threads=threads)
+                engine = cls(lang=model_lang, threads=threads, **({"device": device} if cls.ONNX_RUNTIME else {}))
             except FlowOcrError:
                 raise
             except Exception as exc:  # a model that does not load, a broken runtime install
                 raise EngineUnavailable(
                     f"OCR engine {cls.NAME} could not load its models: {type(exc).__name__}: {exc}. {cls.INSTALL_HINT}"
                 ) from exc
+            engine.load_started, engine.load_s = started, time.monotonic() - started
             _instances[key] = engine
         return engine

@@ -47,15 +47,19 @@ def model_path(name: str) -> Path:
 
 
 class Session:
-    """One ONNX Runtime session on the CPU, with rapidocr's session options; call it with the input tensor
-    to get the first output.
+    """One ONNX Runtime session, with rapidocr's session options; call it with the input tensor to get the first
+    output.
 
     ``threads``: intra-op threads (None: the runtime decides). ``spin``: whether idle worker threads spin
-    between calls (ONNX Runtime's default) or sleep and leave the CPU to the decoding lanes.
+    between calls (ONNX Runtime's default) or sleep and leave the CPU to the decoding lanes. ``device``: ``cpu``
+    (the CPU provider alone) or ``cuda`` (the CUDA provider, then the CPU one: :mod:`flowocr.ocr.device`); a
+    ``cuda`` session that ONNX Runtime did not place on CUDA raises DeviceUnavailable.
     """
 
-    def __init__(self, path: Path, *, threads: int | None, spin: bool) -> None:
+    def __init__(self, path: Path, *, threads: int | None, spin: bool, device: str = "cpu") -> None:
         import onnxruntime as ort
+
+        from flowocr.ocr.device import check_on_cuda, session_providers
 
         options = ort.SessionOptions()
         options.log_severity_level = 4
@@ -66,7 +70,10 @@ class Session:
             options.inter_op_num_threads = 1
         if not spin:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(path), options, providers=session_providers(device))
+        if device == "cuda":
+            check_on_cuda(self.session, path.name)
+        self.device = device
         self._input = self.session.get_inputs()[0].name
         self._outputs = [self.session.get_outputs()[0].name]
 
@@ -195,8 +202,8 @@ def _clockwise(points: np.ndarray) -> np.ndarray:
     return np.array([top_left, top_right, bottom_right, bottom_left], dtype=np.float32)
 
 
-def load_models(*, threads: int | None, spin: bool) -> dict[str, Any]:
-    """The detection and recognition sessions and the recogniser's alphabet."""
-    det = Session(model_path(DET_MODEL), threads=threads, spin=spin)
-    rec = Session(model_path(REC_MODEL), threads=threads, spin=spin)
+def load_models(*, threads: int | None, spin: bool, device: str = "cpu") -> dict[str, Any]:
+    """The detection and recognition sessions on ``device`` (``cpu`` or ``cuda``) and the recogniser's alphabet."""
+    det = Session(model_path(DET_MODEL), threads=threads, spin=spin, device=device)
+    rec = Session(model_path(REC_MODEL), threads=threads, spin=spin, device=device)
     return {"det": det, "rec": rec, "alphabet": rec_alphabet(rec)}

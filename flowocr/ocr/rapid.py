@@ -384,16 +384,25 @@ class RapidOcrEngine(OcrEngine):
     LANGS = dict.fromkeys(codes_for("rapidocr"), "ch")  # one multilingual model reads them all (module docstring)
     REQUIRES = ("rapidocr", "onnxruntime")
     INSTALL_HINT = "Install flowocr with its default dependencies: pip install flowocr (rapidocr, onnxruntime)."
+    ONNX_RUNTIME = True
 
-    def __init__(self, *, lang: str = "ch", threads: int | None = None, options: RapidOptions | None = None) -> None:
+    def __init__(
+        self, *, lang: str = "ch", threads: int | None = None, options: RapidOptions | None = None, device: str = "cpu"
+    ) -> None:  # fmt: skip
+        """``device``: ``auto``, ``cpu`` or ``cuda`` (:mod:`flowocr.ocr.device`); :attr:`device` is where the models
+        were loaded."""
         super().__init__(lang=lang, threads=threads)
         self.options = options or RapidOptions()
+        from flowocr.ocr.device import on_device, resolve_device
         from flowocr.ocr.ppocr import DbPostProcess, load_models
 
-        models = load_models(threads=threads, spin=self.options.spin)
+        models, self.device = on_device(
+            lambda where: load_models(threads=threads, spin=self.options.spin, device=where), resolve_device(device)
+        )
         self._detect = _Detector(models["det"], DbPostProcess(unclip_ratio=self.options.det_unclip), self.options)
         self.alphabet: tuple[str, ...] = tuple(models["alphabet"])
-        self._classify = _classifier(threads, self.options) if self.options.use_cls else None
+        cuda = self.device == "cuda"
+        self._classify = _classifier(threads, self.options, cuda=cuda) if self.options.use_cls else None
         self._recognise = _Recognizer(models["rec"], models["alphabet"], self.options)
 
     def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
@@ -437,23 +446,24 @@ class RapidOcrEngine(OcrEngine):
         return OcrBatch(tuple(results), times, crops=len(crops))
 
 
-def load_detector(*, threads: int | None, options: RapidOptions | None = None) -> _Detector:
-    """PP-OCR's detector alone, as this engine uses it (``options``: its ``det_*`` settings and ``spin``): for an
-    engine that recognises the lines with another model (:mod:`flowocr.ocr.tesseract`). Safe to share between
-    threads."""
+def load_detector(*, threads: int | None, options: RapidOptions | None = None, device: str = "cpu") -> _Detector:
+    """PP-OCR's detector alone, as this engine uses it (``options``: its ``det_*`` settings and ``spin``), on
+    ``device`` (``cpu`` or ``cuda``): for an engine that recognises the lines with another model
+    (:mod:`flowocr.ocr.tesseract`). Safe to share between threads."""
     from flowocr.ocr.ppocr import DET_MODEL, DbPostProcess, Session, model_path
 
     options = options or RapidOptions()
-    session = Session(model_path(DET_MODEL), threads=threads, spin=options.spin)
+    session = Session(model_path(DET_MODEL), threads=threads, spin=options.spin, device=device)
     return _Detector(session, DbPostProcess(unclip_ratio=options.det_unclip), options)
 
 
-def _classifier(threads: int | None, options: RapidOptions) -> Any:
+def _classifier(threads: int | None, options: RapidOptions, *, cuda: bool = False) -> Any:
     """rapidocr's 0/180 degree classifier (``use_cls``; off by default), loaded through rapidocr itself: its
-    configuration costs about a second, paid only when classification is asked for."""
+    configuration costs about a second, paid only when classification is asked for. ``cuda``: on the CUDA
+    provider where rapidocr finds it (else rapidocr itself falls back to the CPU)."""
     from rapidocr import RapidOCR
 
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = {"EngineConfig.onnxruntime.use_cuda": True} if cuda else {}
     if threads is not None:
         params["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
         params["EngineConfig.onnxruntime.inter_op_num_threads"] = 1

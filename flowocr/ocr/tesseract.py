@@ -234,10 +234,13 @@ class TesseractEngine(OcrEngine):
     LANGS = {code: LANGUAGES[code].tessdata for code in codes_for("tesseract")}  # type: ignore[misc]
     REQUIRES = ("tesserocr", "rapidocr", "onnxruntime")
     INSTALL_HINT = "Install it with: pip install 'flowocr[tesseract]'."
+    ONNX_RUNTIME = True  # its detector; Tesseract itself reads on the CPU
 
-    def __init__(self, *, lang: str = "ru", threads: int | None = None, options: TesseractOptions | None = None):
+    def __init__(self, *, lang: str = "ru", threads: int | None = None, options: TesseractOptions | None = None,
+                 device: str = "cpu"):  # fmt: skip
         # get_engine hands over the models' language (``rus``), a caller may give the code (``ru``)
         super().__init__(lang=next((c for c, data in self.LANGS.items() if data == lang), lang), threads=threads)
+        from flowocr.ocr.device import on_device, resolve_device
         from flowocr.ocr.rapid import load_detector
 
         self.options = options or TesseractOptions()
@@ -245,7 +248,8 @@ class TesseractEngine(OcrEngine):
         if folder is None:
             raise FileNotFoundError(f"{self.lang}.traineddata is in none of {', '.join(map(str, tessdata_dirs()))}")
         self.tessdata = folder
-        self._detect = load_detector(threads=threads)
+        self._detect, self.device = on_device(lambda where: load_detector(threads=threads, device=where),
+                                              resolve_device(device))  # fmt: skip
         self._local = threading.local()
         self._api()  # data that does not load fails here, not on the first frame
 
