@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from flowocr.errors import ProcessFailed, ToolMissing
+from flowocr.system import exited_cpu_s, process_cpu_s
 
 _TOOL_PACKAGE = "ffmpeg"
 # ``-loglevel level+...`` prefixes each line with its level (``[error] ``); kept out of error messages.
@@ -94,6 +95,8 @@ class Process:
         )
         self.stderr_done = threading.Event()
         self._stopped = False
+        #: CPU seconds the process used (user + system), known once it exited (None before, or off Linux)
+        self.cpu_s: float | None = None
         with _live_lock:
             _live.add(self)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, name=f"stderr:{what}", daemon=True)
@@ -109,7 +112,14 @@ class Process:
 
     @property
     def running(self) -> bool:
+        if self._popen.returncode is None:
+            self._account(block=False)  # poll() would reap it: its CPU account goes with it
         return self._popen.returncode is None and self._popen.poll() is None
+
+    def _account(self, *, block: bool) -> None:
+        """Read :attr:`cpu_s` once the process exited and before it is reaped (``block``: wait for the exit)."""
+        if self.cpu_s is None and self._popen.returncode is None:
+            self.cpu_s = exited_cpu_s(self._popen.pid, block=block)
 
     @property
     def stopped_by_us(self) -> bool:
@@ -133,6 +143,7 @@ class Process:
 
     def wait(self) -> int:
         """Wait for exit and for its stderr to be read completely; returns the exit code."""
+        self._account(block=True)
         rc = self._popen.wait()
         self._stderr_thread.join()
         return rc
@@ -153,6 +164,8 @@ class Process:
         """Terminate (then kill) the process, reap it, and close its pipes. Safe to call at any time."""
         if self.running:
             self._stopped = True
+            if self.cpu_s is None:
+                self.cpu_s = process_cpu_s(self._popen.pid)  # so far: what it uses after SIGTERM is not counted
             try:
                 self._popen.terminate()
                 self._popen.wait(timeout=grace)

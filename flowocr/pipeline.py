@@ -102,6 +102,9 @@ class RunStats:
     first_block_s: float | None = None  # the first decoded frame handed over (from the first block)
     first_ocr_s: float | None = None  # the first OCR call done
     ocr_s: float = 0.0
+    ocr_det_cpu_s: float = 0.0  # CPU of the run's thread in the OCR models' detection and recognition
+    ocr_rec_cpu_s: float = 0.0
+    detector_cpu_s: float | None = None  # the change detector's process, when this run started it
     decode_wait_s: float = 0.0
     blocks_done: int = 0
 
@@ -193,6 +196,9 @@ class VideoRun:
 
         started = time.monotonic()
         self._started = started
+        from flowocr.system import process_cpu_s
+
+        self._process_cpu0 = process_cpu_s()
         area_spec = parse_area(self.options.area)
         info = probe(self.video)
         self.info = info
@@ -362,6 +368,10 @@ class VideoRun:
         if self.link is not None:
             self.link.close()
         if self.detector is not None:
+            from flowocr.system import process_cpu_s
+
+            # every result is in: what it does from here on is shutting down
+            self.stats.detector_cpu_s = process_cpu_s(self.detector.proc.pid)
             self.detector.stop()
 
     def _resume_state(self):
@@ -463,16 +473,21 @@ class VideoRun:
         background isolated); without one, and with ``--whole-area``, the whole area.
         """
         from flowocr.ocr.area import read_bands, read_frame
+        from flowocr.ocr.engine import stage_cpu
         from flowocr.ocr.types import plausible
 
         rect, info = self.area, self.info
         t = time.monotonic()
+        det0, rec0 = stage_cpu()
         if strokes is None or self.options.whole_area:
             bands = [rect]
         else:
             bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
         lines = tuple(line for line in read_frame(self.engine, image, rect, bands) if plausible(line))
         self.stats.ocr_s += time.monotonic() - t
+        det1, rec1 = stage_cpu()
+        self.stats.ocr_det_cpu_s += det1 - det0
+        self.stats.ocr_rec_cpu_s += rec1 - rec0
         self.stats.ocr_calls += 1
         if self.stats.first_ocr_s is None:
             self.stats.first_ocr_s = time.monotonic() - self._started
@@ -622,6 +637,25 @@ class VideoRun:
         return {"startup_s": _rounded(max(0.0, engine.load_started - process_started())),
                 "model_load_s": _rounded(engine.load_s)}  # fmt: skip
 
+    def _cpu_report(self) -> dict[str, float | None]:
+        """CPU seconds by where they went (README, "Run report keys"): this process over the run (every thread:
+        OCR, the reader, the frame pipes), the OCR models' detection and recognition in it, the ffmpeg lanes
+        (decoding and the aux stream's scaling, with their tail checks), the packet scans, and the change detector
+        when the run started it. None where it cannot be known (off Linux; a detector the run was given)."""
+        from flowocr.system import process_cpu_s
+
+        now, before = process_cpu_s(), getattr(self, "_process_cpu0", None)
+        decode = self.source.report() if self.source is not None else {}
+        stats = self.stats
+        return {
+            "process_s": None if now is None or before is None else round(now - before, 3),
+            "ocr_det_s": round(stats.ocr_det_cpu_s, 3),
+            "ocr_rec_s": round(stats.ocr_rec_cpu_s, 3),
+            "lanes_s": decode.get("lanes_cpu_s"),
+            "scan_s": decode.get("scan_cpu_s"),
+            "detector_s": _rounded(stats.detector_cpu_s),
+        }
+
     def _report(self, complete: bool, error: BaseException | None, started: float) -> dict[str, Any]:
         """The run report (README, "Run report keys"); ``traceback`` only for an error that is not flowocr's own
         (nor a stop): the bug behind a failure that has no message for the user."""
@@ -653,6 +687,7 @@ class VideoRun:
                 "first_block_s": _rounded(self.stats.first_block_s),
                 "first_ocr_s": _rounded(self.stats.first_ocr_s),
             },
+            "cpu": self._cpu_report(),
             "frames_sampled": self.stats.frames,
             "timing_accuracy": "sample" if opts.no_aux else "frame",
             "resumed_from": getattr(self, "resumed_from", None),

@@ -61,6 +61,15 @@ def test_progress_json_is_one_object_per_line(tmp_path):
     for key in ("startup_s", "model_load_s", "first_block_s", "first_ocr_s", "first_cue_s", "total_s"):
         assert isinstance(timing[key], float) and timing[key] >= 0, (key, timing)
     assert timing["first_block_s"] <= timing["first_ocr_s"] <= timing["first_cue_s"] <= timing["total_s"], timing
+    # where the CPU went: every stage of this run did some work, and the models ran in this process
+    cpu = report["cpu"]
+    for key in ("process_s", "ocr_det_s", "ocr_rec_s", "lanes_s", "scan_s", "detector_s"):
+        assert isinstance(cpu[key], float) and cpu[key] >= 0, (key, cpu)
+    for key in ("ocr_det_s", "ocr_rec_s", "lanes_s", "detector_s"):
+        assert cpu[key] > 0, (key, cpu)
+    assert cpu["ocr_det_s"] + cpu["ocr_rec_s"] <= cpu["process_s"], cpu
+    assert report["decode"]["lanes_cpu_s"] == cpu["lanes_s"] == pytest.approx(
+        sum(block["cpu_s"] for block in report["decode"]["blocks"]), abs=0.01)
 
 
 @pytest.mark.slow

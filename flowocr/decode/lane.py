@@ -269,6 +269,7 @@ class BlockDecoder:
         self.stats = LaneStats()
         self._proc: ffmpeg.Process | None = None
         self._check: ffmpeg.Process | None = None  # the tail check's ffprobe, while it runs
+        self._started: list[ffmpeg.Process] = []  # every process it ran (ffmpeg runs, tail checks)
         self._closed = False
         self._stop = threading.Event()
 
@@ -297,8 +298,15 @@ class BlockDecoder:
             if proc is not None:
                 proc.stop()
 
+    @property
+    def cpu_s(self) -> float:
+        """CPU seconds of the processes it ran that have exited (ffmpeg decoding and scaling the aux stream, and
+        the tail checks' ffprobe); 0 off Linux."""
+        return sum(proc.cpu_s or 0.0 for proc in self._started)
+
     def _adopt_check(self, proc: ffmpeg.Process) -> None:
         self._check = proc
+        self._started.append(proc)
         if self._closed:
             proc.stop()
 
@@ -307,6 +315,7 @@ class BlockDecoder:
     def _decode_from(self, seek: int) -> Iterator[Frame]:
         run = _Run(self, seek)
         self._proc = run.proc
+        self._started.append(run.proc)
         try:
             yield from run.frames()
         finally:

@@ -120,6 +120,7 @@ class BlockRecord:
     seek: int
     lane: str = ""
     seconds: float = 0.0
+    cpu_s: float = 0.0  # of its processes (ffmpeg and the tail checks' ffprobe); 0 off Linux
     redone: bool = False
     frames_main: int = 0
     frames_aux: int = 0
@@ -188,6 +189,7 @@ class ShardedSource:
         self._stopping = False
         self._active: set[BlockDecoder] = set()
         self._scan: PacketScan | None = None
+        self._scans: list[PacketScan] = []  # every scan run (one, or more after a failure)
         self._threads: list[threading.Thread] = []
         self._lane_seconds: dict[str, float] = {lane.name: 0.0 for lane in self.lanes}
         self._started = False
@@ -282,6 +284,7 @@ class ShardedSource:
         scan = PacketScan(info)
         with self._cond:
             self._scan = scan
+            self._scans.append(scan)
             stopping = self._stopping or self._failure is not None
         if stopping:
             scan.close()
@@ -379,6 +382,7 @@ class ShardedSource:
         finally:
             with self._cond:
                 self._active.discard(decoder)
+            self._records[block.number].cpu_s += decoder.cpu_s
         record = self._records[block.number]
         record.material_gaps += len(decoder.stats.material_main) + len(decoder.stats.material_aux)
         record.probe_unknown += decoder.stats.probe_unknown
@@ -487,6 +491,8 @@ class ShardedSource:
                 "first_block_sec": float(self.options.first_block_sec),
                 "blocks": records,
                 "seconds_per_lane": {k: round(v, 3) for k, v in self._lane_seconds.items()},
+                "lanes_cpu_s": round(sum(r["cpu_s"] for r in records), 3),
+                "scan_cpu_s": round(sum(scan.cpu_s or 0.0 for scan in self._scans), 3),
                 "peak_buffered_mb": round(self._peak / _MB, 3),
                 "peak_buffered_bytes": self._peak,
                 "peak_ahead_bytes": self._peak_ahead,

@@ -44,12 +44,32 @@ ENGINE_NAMES: tuple[str, ...] = tuple(_ENGINE_CLASSES)
 @dataclass(frozen=True)
 class StageTimes:
     """Seconds spent per stage on one batch: detection (including cutting out the text boxes), orientation
-    classification, recognition, and all of it. A stage the engine cannot time on its own is None."""
+    classification, recognition, and all of it. A stage the engine cannot time on its own is None.
+
+    ``det_cpu_s`` and ``rec_cpu_s``: the CPU seconds of the calling thread in detection and recognition (the
+    models run in the caller's thread with one intra-op thread, the default on two cores; worker threads of a
+    session given more are not counted here)."""
 
     det_s: float | None
     cls_s: float | None
     rec_s: float | None
     total_s: float
+    det_cpu_s: float | None = None
+    rec_cpu_s: float | None = None
+
+
+_thread_cpu = threading.local()
+
+
+def stage_cpu() -> tuple[float, float]:
+    """This thread's CPU seconds so far in the detection and the recognition of every :meth:`OcrEngine.run`
+    (:class:`StageTimes`): a run reads it before and after its OCR calls."""
+    return getattr(_thread_cpu, "det", 0.0), getattr(_thread_cpu, "rec", 0.0)
+
+
+def _count_stage_cpu(times: StageTimes) -> None:
+    _thread_cpu.det = getattr(_thread_cpu, "det", 0.0) + (times.det_cpu_s or 0.0)
+    _thread_cpu.rec = getattr(_thread_cpu, "rec", 0.0) + (times.rec_cpu_s or 0.0)
 
 
 @dataclass(frozen=True)
@@ -122,9 +142,10 @@ class OcrEngine(ABC):
         not fit.
         """
         check_images(images)
+        batch = self._run(images if area is None else [crop(image, area) for image in images])
+        _count_stage_cpu(batch.times)
         if area is None:
-            return self._run(images)
-        batch = self._run([crop(image, area) for image in images])
+            return batch
         return replace(batch, results=tuple(result_to_frame(result, area) for result in batch.results))
 
     def recognize(self, images: Sequence[np.ndarray], *, area: Rect | None = None) -> list[OcrResult]:

@@ -286,9 +286,9 @@ class TesseractEngine(OcrEngine):
     def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
         from flowocr.ocr.rapid import crop_box
 
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         detections = [self._detect(image) for image in images]
-        det_s = time.perf_counter() - start
+        det_s, det_cpu_s = time.perf_counter() - start, time.thread_time() - cpu
         results = []
         crops = 0
         for image, found in zip(images, detections):
@@ -300,4 +300,5 @@ class TesseractEngine(OcrEngine):
                     lines.append(TextLine(text, score, tuple((float(x), float(y)) for x, y in box)))  # type: ignore[arg-type]
             results.append(OcrResult(tuple(lines)))
         total = time.perf_counter() - start
-        return OcrBatch(tuple(results), StageTimes(det_s, None, total - det_s, total), crops=crops)
+        times = StageTimes(det_s, None, total - det_s, total, det_cpu_s, time.thread_time() - cpu - det_cpu_s)
+        return OcrBatch(tuple(results), times, crops=crops)

@@ -59,6 +59,11 @@ class PacketScan:
             ffmpeg.packet_scan_argv(info.path, info.stream_index), what=f"ffprobe packet scan of {info.path}"
         )
 
+    @property
+    def cpu_s(self) -> float | None:
+        """CPU seconds ffprobe used, once it exited (None before, or off Linux)."""
+        return self._proc.cpu_s
+
     def __iter__(self) -> Iterator[Packet]:
         try:
             try:
