@@ -127,6 +127,35 @@ def test_a_fade_is_placed_where_half_of_its_change_is_done():
     assert ev.appeared_at(window, region) == 8
 
 
+def test_a_level_change_is_the_best_two_level_fit_with_its_sign():
+    series = np.array([3, 5, 4, 2, 40, 38, 45, 41, 39], float)
+    assert ev.level_change(series, up=True) == 4
+    assert ev.level_change(series, up=False) is None  # no fit steps down
+    assert ev.level_change(series[::-1], up=False) == 5
+    assert ev.level_change(np.array([7.0]), up=True) is None
+    # one odd frame is no level: the change stays where the series settles
+    assert ev.level_change(np.array([3, 60, 4, 2, 40, 38, 45, 41, 39], float), up=True) == 4
+
+
+def test_a_text_is_placed_where_its_own_cells_hold_its_stable_edges():
+    region = np.zeros((ROWS, COLS), bool)
+    region[9:11, 4:16] = True
+    texts = [(0, 3, slice(9, 11), slice(4, 16)), (8, 40, slice(9, 11), slice(6, 14))]
+    window = list(scene(range(1, 13), texts, moving=8).values())
+    assert ev.stable_step_at(window, region, up=True) == 8  # stable from 9: it changed on 8
+    assert ev.stable_step_at(window, region, up=False) == 3  # its last frame is 2
+    # the picture in its cells moves most two frames after it came (a camera move): the burst is there, its edges
+    # are not
+    moved = {i: c for i, c in scene(range(1, 16), [(6, 99, slice(9, 11), slice(4, 16))], moving=8).items()}
+    grid = moved[8].grid().copy()
+    grid[DIFF][9:11, 4:16] = 200
+    moved[8] = FrameChange(8, 0, 0, 0, grid.tobytes(), ROWS, COLS)
+    window = list(moved.values())
+    assert ev.appeared_at(window, region) == 8
+    assert ev.stable_step_at(window, region, up=True) == 6
+    assert ev.stable_step_at(list(scene(range(1, 13), moving=8).values()), region, up=True) is None
+
+
 def test_cells_of_boxes_and_rows_of_cells_map_back_and_forth():
     cells = ev.CellMap(100, 600, 1600, 400, 320, 80)  # scale 1/5: a cell is 40 x 40 frame pixels
     mask = cells.cells([(140.0, 680.0, 300.0, 719.0)])
@@ -296,3 +325,24 @@ def test_a_cue_is_refined_to_the_frames_where_its_text_appeared_and_vanished():
     refined = h.reader.refine(cue)
     assert (refined.start_index, refined.end_index) == (7, 30)
     assert refined.start == Fraction(7, 25) and refined.end == Fraction(30, 25)
+
+
+def test_a_cue_is_refined_to_its_stable_edges_where_the_picture_moves_most_after_it_came():
+    text = (line("Hello there"),)
+    m = stroke_map((200, 300, 440, 330))
+    changes = lines_scene(range(1, 40), (7, 30, ROW))
+    for i in (9, 32):  # the picture under the line moves most two frames after each change
+        grid = changes[i].grid().copy()
+        grid[DIFF][ROW, 5:15] = 200
+        changes[i] = FrameChange(i, 0, 0, 0, grid.tobytes(), ROWS, COLS)
+    cue = Cue(Fraction(12, 25), Fraction(36, 25), "Hello there", (200.0, 300.0, 440.0, 330.0), 0.95, 0, 12, 36)
+    placed = {}
+    for on in (True, False):
+        h = Harness({0: stroke_map(), 12: m, 24: m, 36: stroke_map()}, {12: text, 36: ()}, changes)
+        h.reader.PLACE_ON_STABLE = on
+        for i in (0, 12, 24, 36):
+            h.read(i)
+        refined = h.reader.refine(cue)
+        placed[on] = (refined.start_index, refined.end_index)
+    assert placed[True] == (7, 30)
+    assert placed[False] != (7, 30)  # the grey-level placement alone takes the picture's move
