@@ -250,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = []
     all_whys: dict[str, int] = {}
     for name in names:
+        if not (folder / f"{name}.json").exists():
+            print(f"{name}: not in the corpus (the generator did not write it)", flush=True)
+            continue
         meta = json.loads((folder / f"{name}.json").read_text())
         video = folder / meta["video"]
         started = time.perf_counter()
