@@ -88,6 +88,20 @@ def test_windowed_detection_equals_whole_stream_detection_with_enough_left_conte
     assert windowed(aux_frames, RECEPTIVE_FIELD + 4) == detect(aux_frames)
 
 
+def test_a_detector_fed_in_parts_equals_whole_stream_detection(aux_frames):
+    from flowocr.aux.detector import ChangeDetector
+
+    for frames in (aux_frames, held_frames([2, 3], text_from=30)):  # a held picture looks furthest back
+        whole = detect(frames)
+        for sizes in ((1,), (3, 7), (16,), (2, 1, 5)):
+            detector, out, at, k = ChangeDetector(), [], 0, 0
+            while at < len(frames):
+                size = sizes[k % len(sizes)]
+                out += detector.feed(frames[at : at + size])
+                at, k = at + size, k + 1
+            assert out == whole, sizes
+
+
 def test_a_too_short_left_context_leaves_a_seam(aux_frames):
     whole = detect(aux_frames)
     short = windowed(aux_frames, 0)

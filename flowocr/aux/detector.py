@@ -103,41 +103,54 @@ def compare(now: Strokes, before: Strokes | None) -> tuple[np.ndarray, np.ndarra
 
 def detect(frames: Sequence[tuple[int, np.ndarray]]) -> list[FrameChange]:
     """Changes of a run of consecutive frames ``(index, grey image)``; the first is compared with nothing."""
-    import cv2
+    return ChangeDetector().feed(frames)
 
-    out = []
-    before: Strokes | None = None
-    # the frames before (the last is the previous one) and their shares moved, oldest first
-    history: deque[tuple[np.ndarray, float | None]] = deque(maxlen=RECEPTIVE_FIELD)
-    for index, image in frames:
-        now = strokes(image, bright=BRIGHT, dark=DARK)
-        appeared, vanished = compare(now, before)
-        share: float | None = None  # of the pixels moved since the frame before (None: none of this shape)
-        previous = history[-1][0] if history else None
-        if previous is None or previous.shape != image.shape:
-            diff = np.zeros(image.shape, np.uint8)
-        else:
-            diff = cv2.absdiff(image, previous)
-            share = np.count_nonzero(diff > STILL) / diff.size
-        h, w = image.shape
-        full = cell_sums(np.ones((h, w), np.uint8))  # pixels per cell (the edge cells may be partial)
-        edge = edges(image)
-        if share is None:
-            stable = edge & False
-        elif share <= REPEAT_SHARE and (held := _held(history, image.shape)) is not None:
-            anchor, move = held  # still since before the move, or changed since (a line came on a repeat)
-            kept = (cv2.absdiff(image, anchor) <= STILL) | (cv2.absdiff(image, move) > STILL)
-            stable = edge & (diff <= STILL) & kept
-        else:
-            stable = edge & (diff <= STILL)
-        planes = np.stack([np.minimum(cell_sums(appeared), 255), np.minimum(cell_sums(vanished), 255),
-                           np.minimum(cell_sums(now.mask), 255), cell_sums(diff) // full,
-                           np.minimum(cell_sums(stable), 255)]).astype(np.uint8)
-        out.append(FrameChange(index, int(np.count_nonzero(appeared)), int(np.count_nonzero(vanished)), now.count,
-                               planes.tobytes(), planes.shape[1], planes.shape[2]))  # fmt: skip
-        before = now
-        history.append((image, share))
-    return out
+
+class ChangeDetector:
+    """:func:`detect` over a stream fed in parts: :meth:`feed` takes the frames that follow the ones fed before and
+    returns their changes, as :func:`detect` of the whole stream would (it keeps the last ``RECEPTIVE_FIELD``
+    frames and the last stroke map, all a frame's change depends on)."""
+
+    def __init__(self) -> None:
+        self.before: Strokes | None = None
+        # the frames before (the last is the previous one) and their shares moved, oldest first
+        self.history: deque[tuple[np.ndarray, float | None]] = deque(maxlen=RECEPTIVE_FIELD)
+
+    def feed(self, frames: Sequence[tuple[int, np.ndarray]]) -> list[FrameChange]:
+        import cv2
+
+        out = []
+        before, history = self.before, self.history
+        for index, image in frames:
+            now = strokes(image, bright=BRIGHT, dark=DARK)
+            appeared, vanished = compare(now, before)
+            share: float | None = None  # of the pixels moved since the frame before (None: none of this shape)
+            previous = history[-1][0] if history else None
+            if previous is None or previous.shape != image.shape:
+                diff = np.zeros(image.shape, np.uint8)
+            else:
+                diff = cv2.absdiff(image, previous)
+                share = np.count_nonzero(diff > STILL) / diff.size
+            h, w = image.shape
+            full = cell_sums(np.ones((h, w), np.uint8))  # pixels per cell (the edge cells may be partial)
+            edge = edges(image)
+            if share is None:
+                stable = edge & False
+            elif share <= REPEAT_SHARE and (held := _held(history, image.shape)) is not None:
+                anchor, move = held  # still since before the move, or changed since (a line came on a repeat)
+                kept = (cv2.absdiff(image, anchor) <= STILL) | (cv2.absdiff(image, move) > STILL)
+                stable = edge & (diff <= STILL) & kept
+            else:
+                stable = edge & (diff <= STILL)
+            planes = np.stack([np.minimum(cell_sums(appeared), 255), np.minimum(cell_sums(vanished), 255),
+                               np.minimum(cell_sums(now.mask), 255), cell_sums(diff) // full,
+                               np.minimum(cell_sums(stable), 255)]).astype(np.uint8)
+            out.append(FrameChange(index, int(np.count_nonzero(appeared)), int(np.count_nonzero(vanished)), now.count,
+                                   planes.tobytes(), planes.shape[1], planes.shape[2]))  # fmt: skip
+            before = now
+            history.append((image, share))
+        self.before = before
+        return out
 
 
 def _held(history: Sequence[tuple[np.ndarray, float | None]], shape: tuple[int, ...]):

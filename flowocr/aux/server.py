@@ -1,8 +1,9 @@
 """The change-detector process: ``flowocr aux-serve --listen HOST:PORT``.
 
 It serves one aux stream per connection: frames in, one result per frame out, in order. Work is batched with
-the streaming windows of :mod:`flowocr.aux.windows` (left context = the detector's receptive field), so results
-for early frames go back while later frames are still arriving.
+the streaming windows of :mod:`flowocr.aux.windows`, so results for early frames go back while later frames are
+still arriving; one :class:`~flowocr.aux.detector.ChangeDetector` per connection carries the frames a window's
+first results depend on (the receptive field) from one window to the next, so each frame is computed once.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import sys
 import numpy as np
 
 from flowocr.aux import protocol
-from flowocr.aux.detector import RECEPTIVE_FIELD, detect
-from flowocr.aux.windows import next_window, slice_new
+from flowocr.aux.detector import RECEPTIVE_FIELD, ChangeDetector
+from flowocr.aux.windows import next_window
 
 INITIAL = 4
 CHUNK = 16
@@ -22,6 +23,7 @@ CHUNK = 16
 
 def serve_connection(conn: socket.socket) -> None:
     frames: list[tuple[int, np.ndarray]] = []
+    detector = ChangeDetector()
     emitted = 0
     finished = False
     while True:
@@ -34,8 +36,10 @@ def serve_connection(conn: socket.socket) -> None:
                 frames.append((index, np.frombuffer(data, np.uint8).reshape(height, width)))
         while (window := next_window(len(frames), emitted, finished, initial=INITIAL, chunk=CHUNK,
                                      left_ctx=RECEPTIVE_FIELD)) is not None:  # fmt: skip
-            ctx_start, new_start, new_end = window
-            results = slice_new(detect(frames[ctx_start:new_end]), window, 1)
+            _ctx_start, new_start, new_end = window
+            # The detector keeps what the frames before need (its receptive field): only the new ones are computed,
+            # with the results detect() of the window with its left context gives (tests/test_aux.py).
+            results = detector.feed(frames[new_start:new_end])
             packed = [protocol.pack_result(r.index, r.appeared, r.vanished, r.strokes, r.cells, r.rows, r.cols)
                       for r in results]  # fmt: skip
             conn.sendall(b"".join(packed))
