@@ -637,7 +637,7 @@ class VideoRun:
         return {"startup_s": _rounded(max(0.0, engine.load_started - process_started())),
                 "model_load_s": _rounded(engine.load_s)}  # fmt: skip
 
-    def _cpu_report(self) -> dict[str, float | None]:
+    def _cpu_report(self, decode: dict[str, Any] | None) -> dict[str, float | None]:
         """CPU seconds by where they went (README, "Run report keys"): this process over the run (every thread:
         OCR, the reader, the frame pipes), the OCR models' detection and recognition in it, the ffmpeg lanes
         (decoding and the aux stream's scaling, with their tail checks), the packet scans, and the change detector
@@ -645,7 +645,7 @@ class VideoRun:
         from flowocr.system import process_cpu_s
 
         now, before = process_cpu_s(), getattr(self, "_process_cpu0", None)
-        decode = self.source.report() if self.source is not None else {}
+        decode = decode or {}
         stats = self.stats
         return {
             "process_s": None if now is None or before is None else round(now - before, 3),
@@ -664,6 +664,7 @@ class VideoRun:
         opts = self.options
         source = self.source
         unexpected = error is not None and not isinstance(error, (FlowOcrError, KeyboardInterrupt))
+        decode = source.report() if source is not None else None
         return {
             "video": self.video,
             "complete": complete,
@@ -687,13 +688,13 @@ class VideoRun:
                 "first_block_s": _rounded(self.stats.first_block_s),
                 "first_ocr_s": _rounded(self.stats.first_ocr_s),
             },
-            "cpu": self._cpu_report(),
+            "cpu": self._cpu_report(decode),
             "frames_sampled": self.stats.frames,
             "timing_accuracy": "sample" if opts.no_aux else "frame",
             "resumed_from": getattr(self, "resumed_from", None),
             "review_page": str(opts.output(self.video, "html"))
             if complete and "html" in opts.formats and self.segment is None else None,
             "aux": getattr(self, "aux_stats", None),
-            "decode": source.report() if source is not None else None,
+            "decode": decode,
             "hw_notes": getattr(self, "hw_notes", []),
         }

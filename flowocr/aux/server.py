@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from flowocr.aux import protocol
-from flowocr.aux.detector import RECEPTIVE_FIELD, ChangeDetector
+from flowocr.aux.detector import ChangeDetector
 from flowocr.aux.windows import next_window
 
 INITIAL = 4
@@ -22,9 +22,9 @@ CHUNK = 16
 
 
 def serve_connection(conn: socket.socket) -> None:
-    frames: list[tuple[int, np.ndarray]] = []
-    detector = ChangeDetector()
-    emitted = 0
+    pending: list[tuple[int, np.ndarray]] = []  # frames received and not yet fed to the detector
+    detector = ChangeDetector()  # it keeps the frames before that the next ones depend on
+    received = emitted = 0
     finished = False
     while True:
         if not finished:
@@ -33,22 +33,19 @@ def serve_connection(conn: socket.socket) -> None:
                 finished = True
             else:
                 index, _pts, width, height, data = item
-                frames.append((index, np.frombuffer(data, np.uint8).reshape(height, width)))
-        while (window := next_window(len(frames), emitted, finished, initial=INITIAL, chunk=CHUNK,
-                                     left_ctx=RECEPTIVE_FIELD)) is not None:  # fmt: skip
-            _ctx_start, new_start, new_end = window
-            # The detector keeps what the frames before need (its receptive field): only the new ones are computed,
-            # with the results detect() of the window with its left context gives (tests/test_aux.py).
-            results = detector.feed(frames[new_start:new_end])
+                pending.append((index, np.frombuffer(data, np.uint8).reshape(height, width)))
+                received += 1
+        while (window := next_window(received, emitted, finished, initial=INITIAL, chunk=CHUNK,
+                                     left_ctx=0)) is not None:  # fmt: skip
+            _, new_start, new_end = window
+            count = new_end - new_start
+            results = detector.feed(pending[:count])
+            del pending[:count]
             packed = [protocol.pack_result(r.index, r.appeared, r.vanished, r.strokes, r.cells, r.rows, r.cols)
                       for r in results]  # fmt: skip
             conn.sendall(b"".join(packed))
             emitted = new_end
-            # Frames before the context of the next window are never needed again.
-            keep_from = max(0, emitted - RECEPTIVE_FIELD)
-            for i in range(keep_from):
-                frames[i] = (frames[i][0], np.empty((0, 0), np.uint8))
-        if finished and emitted == len(frames):
+        if finished and emitted == received:
             conn.sendall(protocol.pack_done())
             return
 

@@ -278,13 +278,9 @@ def _placed(window: Sequence[FrameChange], region: np.ndarray, *, last: bool) ->
 
 
 def stable_counts(window: Sequence[FrameChange], region: np.ndarray) -> np.ndarray:
-    """The stable edge pixels in the cells ``region`` (a bool cell mask) on each frame of the window (0 on a frame
-    whose cells have another shape, or none)."""
-    out = np.zeros(len(window))
-    for k, change in enumerate(window):
-        if (change.rows, change.cols) == region.shape:
-            out[k] = float(change.grid()[STABLE][region].astype(np.float64).sum())
-    return out
+    """The stable edge pixels in the cells ``region`` (a bool cell mask) on each frame of the window (:func:`stack`:
+    0 on a frame whose cells have another shape)."""
+    return (stack(window)[:, STABLE] * region).sum(axis=(1, 2)).astype(np.float64)
 
 
 def level_change(counts: np.ndarray, *, up: bool) -> int | None:

@@ -366,14 +366,15 @@ class ChangeReader:
             lo, hi = self.fed[pos - 1], min(end_index, len(index) - 1)
             # Its end is a band emptied or a replacement (a dip); a step up there is the next text, after a gap.
             mine = [e for e in self._events(lo, hi) if (e.cells & region).any() and (e.emptied or e.dip >= STEP_MIN)]
+            window = self._window(lo, hi)
             if mine:
                 found = max(mine, key=lambda e: e.strength).index
             elif end_index == len(index):
                 found = None  # no later sample says it ended: only a text event there counts
             else:
-                found = vanished_at(self._window(lo, hi), region)
+                found = vanished_at(window, region)
             if found is not None and self.PLACE_ON_STABLE:
-                level = stable_step_at(self._window(lo, hi), region, up=False)
+                level = stable_step_at(window, region, up=False)
                 found = found if level is None else level
             end_index = end_index if found is None else found
         start = index.seconds(start_index)
