@@ -112,6 +112,31 @@ class Terminated(KeyboardInterrupt):
     exit_code = 143
 
 
+_stop: KeyboardInterrupt | None = None
+
+
+def request_stop(error: KeyboardInterrupt) -> None:
+    """Record a stop from outside (Ctrl-C, SIGTERM) as well as raising it: Python prints and drops an exception
+    raised in a callback it runs itself (a weakref callback of the import system, a ``__del__``), so a signal that
+    lands there would otherwise be lost and the run go on to the end (the CLI's handlers call this)."""
+    global _stop
+    _stop = error
+
+
+def raise_if_stopped() -> None:
+    """Raise the recorded stop once, if there is one (the run's frame loop calls this for every frame)."""
+    global _stop
+    if _stop is not None:
+        error, _stop = _stop, None
+        raise error
+
+
+def stop_delivered() -> None:
+    """A stop reached the run: forget it, so that a later run in the same process is not stopped by it."""
+    global _stop
+    _stop = None
+
+
 def one_line(error: BaseException) -> str:
     """The error as one line for a terminal: class-free message, newlines folded."""
     text = str(error) or type(error).__name__

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from flowocr.cues.model import Cue, FrameText
-from flowocr.errors import FlowOcrError, UsageError
+from flowocr.errors import FlowOcrError, UsageError, raise_if_stopped, stop_delivered
 
 FORMATS = ("srt", "vtt", "ass", "txt", "jsonl", "json", "html")
 EXTENSIONS = {"srt": ".srt", "vtt": ".vtt", "ass": ".ass", "txt": ".txt", "jsonl": ".frames.jsonl",
@@ -215,6 +215,7 @@ class VideoRun:
             reader = self.reader
             waited = time.monotonic()
             for frame in source:
+                raise_if_stopped()
                 self.stats.decode_wait_s += time.monotonic() - waited
                 if self.stats.first_block_s is None:
                     self.stats.first_block_s = time.monotonic() - started
@@ -241,6 +242,8 @@ class VideoRun:
             complete = True
         except BaseException as exc:
             error = exc
+            if isinstance(exc, KeyboardInterrupt):
+                stop_delivered()
             raise
         finally:
             self._close_aux()

@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None, prog_name: str = "flowocr") -> None:
     # numpy's OpenBLAS starts a worker per CPU that spins for ~0.1 s CPU after import; flowocr multiplies small
     # vectors only, so a command (and the detector process it starts, which inherits this) keeps one thread.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    _stop_on_sigterm()
+    _stop_on_signals()
     try:
         cli.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Abort as exc:  # click's wrapping of a KeyboardInterrupt (Ctrl-C, SIGTERM)
@@ -221,19 +221,30 @@ def _interrupted(prog_name: str, cause: BaseException | None) -> None:
     sys.exit(130)
 
 
-def _stop_on_sigterm() -> None:
+def _stop_on_signals() -> None:
     """SIGTERM (``kill``, a service manager, a CI time limit) stops a run the way Ctrl-C does: it raises
     :class:`~flowocr.errors.Terminated` in the main thread, so every ``finally`` stops the lanes, the scan and the
     detector, keeps what was written and writes the report (``complete: false``). A second SIGTERM while that
-    clean-up runs is ignored, so that nothing is left behind (SIGKILL still ends the process at once)."""
+    clean-up runs is ignored, so that nothing is left behind (SIGKILL still ends the process at once). Both also
+    record the stop (:func:`~flowocr.errors.request_stop`): one raised where Python drops exceptions (a callback
+    of the import system) still stops the run at its next frame."""
     import signal
     import threading
 
-    from flowocr.errors import Terminated
+    from flowocr.errors import Terminated, request_stop
 
     def on_sigterm(signum, frame) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise Terminated("stopped by SIGTERM")
+        error = Terminated("stopped by SIGTERM")
+        request_stop(error)
+        raise error
+
+    def on_sigint(signum, frame) -> None:
+        error = KeyboardInterrupt()
+        request_stop(error)
+        raise error
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, on_sigterm)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where the parent ignores Ctrl-C
+            signal.signal(signal.SIGINT, on_sigint)
