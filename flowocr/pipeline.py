@@ -97,6 +97,7 @@ class RunStats:
     frames: int = 0
     ocr_calls: int = 0
     ocr_reused: int = 0
+    ocr_probes: int = 0  # detections alone (a reading reused on their boxes: flowocr.read.reader.ChangeReader)
     cues: int = 0
     first_cue_s: float | None = None
     first_block_s: float | None = None  # the first decoded frame handed over (from the first block)
@@ -311,7 +312,7 @@ class VideoRun:
 
         rect = self.area
         tools = ReadTools(strokes=self.area_strokes, ocr=self.ocr, fetch=self.fetch, index=self.source.index,
-                          origin=(rect.x, rect.y))  # fmt: skip
+                          origin=(rect.x, rect.y), probe=None if self.options.whole_area else self.probe)  # fmt: skip
         after = -1 if state is None else state.frame
         log = None
         if self.options.reader_log:
@@ -433,7 +434,7 @@ class VideoRun:
             ref_index=ref_index, jsonl_bytes=None if self.jsonl is None else self.jsonl.sync(),
             cues=list(self.all_cues),
             stats={"frames": stats.frames, "ocr_calls": stats.ocr_calls, "ocr_reused": stats.ocr_reused,
-                   "cues": stats.cues},
+                   "ocr_probes": stats.ocr_probes, "cues": stats.cues},
             aux={"extra_frames": aux.get("extra_frames", 0), "change_points": aux.get("change_points", 0)},
         ))  # fmt: skip
 
@@ -497,6 +498,22 @@ class VideoRun:
         if self.crops is not None:
             self.crops.offer(image, lines)
         return lines
+
+    def probe(self, image, strokes, rows=(), lines=(), slop=0.0):
+        """The text boxes the OCR detector finds in the bands :meth:`ocr` would read, without recognising them
+        (:func:`flowocr.ocr.detect.probe_frame`; None where they cannot stand for a reading)."""
+        from flowocr.ocr.area import read_bands
+        from flowocr.ocr.detect import probe_frame
+        from flowocr.ocr.engine import stage_cpu
+
+        rect, info = self.area, self.info
+        t = time.monotonic()
+        det0, _ = stage_cpu()
+        boxes = probe_frame(self.engine, image, rect, read_bands(strokes, rect, info.display_height, rows, lines, slop))
+        self.stats.ocr_s += time.monotonic() - t
+        self.stats.ocr_det_cpu_s += stage_cpu()[0] - det0
+        self.stats.ocr_probes += 1
+        return boxes
 
     def feed(self, index: int, pts: int, lines: tuple, reused: bool) -> list[Cue]:
         """One OCR'd (or reused) frame into the JSONL and the cue builder; the cues that became final."""
@@ -680,8 +697,8 @@ class VideoRun:
             "cues": self.stats.cues - (0 if opts.keep_overlays else sum(o["cues"] for o in self.overlays)),
             "overlays": self.overlays,
             "device": self._device(),
-            "ocr": {"calls": self.stats.ocr_calls, "reused": self.stats.ocr_reused, "engine": opts.engine,
-                    "lang": opts.lang},  # fmt: skip
+            "ocr": {"calls": self.stats.ocr_calls, "reused": self.stats.ocr_reused, "probes": self.stats.ocr_probes,
+                    "engine": opts.engine, "lang": opts.lang},  # fmt: skip
             "timing": {
                 "total_s": round(time.monotonic() - started, 3),
                 "first_cue_s": None if self.stats.first_cue_s is None else round(self.stats.first_cue_s, 3),

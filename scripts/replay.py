@@ -58,6 +58,11 @@ class VideoCache:
         self.crop_results: dict = pickle.loads(self._crops_path.read_bytes()) if self._crops_path.exists() else {}
         self._reads_path = self.dir / f"reads-{reads_version}.pkl"
         self.reads: dict = pickle.loads(self._reads_path.read_bytes()) if self._reads_path.exists() else {}
+        # detections alone (the reader's probes), per version of the probe's code, and per image detected
+        self._probes_path = self.dir / f"probes-{probe_version()}.pkl"
+        self.probes, self.det_results = (
+            pickle.loads(self._probes_path.read_bytes()) if self._probes_path.exists() else ({}, {})
+        )
         self._dirty = False
         self._frames: dict[int, object] = {}
         self._load()
@@ -110,6 +115,7 @@ class VideoCache:
         if self._dirty:
             self._crops_path.write_bytes(pickle.dumps(self.crop_results))
             self._reads_path.write_bytes(pickle.dumps(self.reads))
+            self._probes_path.write_bytes(pickle.dumps((self.probes, self.det_results)))
             self._dirty = False
 
 
@@ -129,22 +135,37 @@ def read_version(overrides: list[str]) -> str:
     return source_digest(flowocr.ocr.area, flowocr.ocr.strokes, extra=repr(overrides))
 
 
+def probe_version() -> str:
+    """A digest of the code that turns a frame and bands into the boxes of a probe."""
+    import flowocr.ocr.detect
+    import flowocr.ocr.strokes
+
+    return source_digest(flowocr.ocr.detect, flowocr.ocr.strokes)
+
+
 class CachedEngine:
-    """The OCR engine's ``recognize`` over a video's cache of results per image (read on first use)."""
+    """The OCR engine's ``recognize`` and ``detect`` over a video's cache of results per image (read on first
+    use)."""
 
     def __init__(self, cache: VideoCache) -> None:
         self.cache = cache
 
     def recognize(self, images):
+        return self._cached(images, self.cache.crop_results, "recognize")
+
+    def detect(self, images):
+        return self._cached(images, self.cache.det_results, "detect")
+
+    def _cached(self, images, store: dict, method: str):
         from flowocr.ocr.engine import get_engine
 
         keys = [hashlib.sha1(f"{im.shape}".encode() + im.tobytes()).hexdigest() for im in images]
-        todo = [k for k, key in enumerate(keys) if key not in self.cache.crop_results]
+        todo = [k for k, key in enumerate(keys) if key not in store]
         if todo:
-            for k, result in zip(todo, get_engine().recognize([images[k] for k in todo])):
-                self.cache.crop_results[keys[k]] = result
+            for k, result in zip(todo, getattr(get_engine(), method)([images[k] for k in todo])):
+                store[keys[k]] = result
             self.cache._dirty = True
-        return [self.cache.crop_results[key] for key in keys]
+        return [store[key] for key in keys]
 
 
 class LazyFrame:
@@ -160,11 +181,15 @@ class LazyFrame:
         return self  # the OCR tool below takes the frame itself
 
 
+PROBES = [0]  # the reader's probes (detection alone) over every replayed video
+
+
 def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     """The cues of one video, read over the cache by the real reader and builder, and the OCR calls made."""
     from flowocr.cues.builder import CueBuilder
     from flowocr.cues.model import FrameText
     from flowocr.ocr.area import read_bands, read_frame
+    from flowocr.ocr.detect import probe_frame
     from flowocr.ocr.strokes import frame_strokes
     from flowocr.ocr.types import plausible
     from flowocr.read.events import CellMap
@@ -191,11 +216,20 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
             cache._dirty = True
         return tuple(line for line in cache.reads[key] if plausible(line))
 
+    def probe(frame, strokes, rows=(), lines=(), slop=0):
+        bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
+        PROBES[0] += 1
+        key = (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands))
+        if key not in cache.probes:
+            cache.probes[key] = probe_frame(engine, cache.frame(frame.index).image, rect, bands)
+            cache._dirty = True
+        return cache.probes[key]
+
     def fetch(i):
         return LazyFrame(cache, i) if i in index_set else None
 
     index_set = range(len(index))
-    tools = ReadTools(strokes=strokes_of, ocr=ocr, fetch=fetch, index=index, origin=(rect.x, rect.y))
+    tools = ReadTools(strokes=strokes_of, ocr=ocr, fetch=fetch, index=index, origin=(rect.x, rect.y), probe=probe)
     aux_w, aux_h = cache.aux_size
     changes = dict(cache.changes)
     reader = ChangeReader(tools, changes, CellMap(rect.x, rect.y, rect.w, rect.h, aux_w, aux_h), log=log)
@@ -261,11 +295,14 @@ def main(argv: list[str] | None = None) -> int:
         times = [index.seconds(i) for i in range(len(index))]
         truth = truth_cues(read_srt(folder / meta["srt"]), times, index.duration, meta.get("cues") or ())
         whys: dict[str, int] = {}
+        last: list = [None]
 
-        def log(record, name=name, whys=whys):
+        def log(record, name=name, whys=whys, last=last):
             if "why" in record:
-                key = record["why"] + ("" if record.get("reused") else "*")
+                same = not record.get("reused") and record.get("texts") == last[0]
+                key = record["why"] + ("" if record.get("reused") else "*") + ("=" if same else "")
                 whys[key] = whys.get(key, 0) + 1
+                last[0] = record.get("texts")
             if args.log == name:
                 print(json.dumps(record, ensure_ascii=False))
 
@@ -286,8 +323,11 @@ def main(argv: list[str] | None = None) -> int:
             for p in ours.preds:
                 if p.kind in ("phantom", "split"):
                     print(f"    {p.kind} {float(p.start):.2f}-{float(p.end):.2f} {p.text!r}")
-    print("decisions (* = read):", ", ".join(f"{k} {v}" for k, v in sorted(all_whys.items(), key=lambda kv: -kv[1])))
+    ranked = sorted(all_whys.items(), key=lambda kv: -kv[1])
+    print("decisions (* = read, *= = read the texts of the reading before):", ", ".join(f"{k} {v}" for k, v in ranked))
     print("\n".join(totals_lines(totals(outcomes), outcomes)))
+    cues = sum(len(o.truth) for o in outcomes)
+    print(f"detection probes per cue     {PROBES[0] / max(1, cues):.2f}  (each about a fifth of an OCR call)")
     if args.table:
         print("\n".join(table_lines(category_rows(outcomes))))
     return 0

@@ -126,6 +126,24 @@ def test_a_cropped_band_maps_back_into_the_bottom_of_the_frame(engine, demo_fram
         assert np.allclose(line.bounds, same.bounds, atol=6)
 
 
+def test_detection_alone_finds_the_boxes_a_reading_recognises_in_frame_pixels(engine, demo_frames) -> None:
+    from flowocr.ocr.area import read_frame
+    from flowocr.ocr.detect import probe_frame
+    from flowocr.ocr.engine import stage_cpu
+
+    band = parse_area("bottom").rect(DEMO_W, DEMO_H)
+    frame = demo_frames[3.4]
+    lines = read_frame(engine, frame, band, [band])
+    det0, rec0 = stage_cpu()
+    boxes = probe_frame(engine, frame, band, [band])
+    det1, rec1 = stage_cpu()
+    assert len(lines) == 2 and boxes is not None and len(boxes) >= 2
+    for line in lines:  # every line read has its box among those found, where it was read (frame pixels)
+        assert any(np.allclose(line.bounds, box, atol=2) for box in boxes), (line.bounds, boxes)
+    assert det1 > det0 and rec1 == rec0  # detection's CPU, no recognition
+    assert engine.detect([np.zeros((DEMO_H, DEMO_W, 3), np.uint8)]) == [()]
+
+
 def test_images_must_be_bgr_uint8(engine) -> None:
     with pytest.raises(ValueError, match="BGR uint8"):
         engine.recognize([np.zeros((10, 10), np.uint8)])

@@ -190,12 +190,18 @@ def stroke_map(*rows: tuple[int, int, int, int]) -> Strokes:
 class Harness:
     """A ChangeReader over fake frames: ``texts[i]`` is what OCR of frame i reads; ``maps[i]`` its stroke map."""
 
-    def __init__(self, maps: dict[int, Strokes], texts: dict[int, tuple], changes: dict[int, FrameChange]) -> None:
-        self.maps, self.texts, self.calls, self.fetched = maps, texts, [], []
+    def __init__(self, maps: dict[int, Strokes], texts: dict[int, tuple], changes: dict[int, FrameChange],
+                 boxes: dict[int, tuple] | None = None) -> None:  # fmt: skip
+        """``boxes[i]``: what a probe of frame i finds (None: it cannot vouch); without ``boxes``, no probing."""
+        self.maps, self.texts, self.calls, self.fetched, self.boxes, self.probes = maps, texts, [], [], boxes, []
         index = FrameIndex(tuple(range(200)), Fraction(1, 25), (0,), 200)
         tools = ReadTools(strokes=lambda f: None if f is None else f.strokes, ocr=self.ocr, fetch=self.fetch,
-                          index=index, origin=(0, 0))  # fmt: skip
+                          index=index, origin=(0, 0), probe=None if boxes is None else self.probe)  # fmt: skip
         self.reader = ChangeReader(tools, changes, CELLS)
+
+    def probe(self, frame, strokes, rows=(), lines=(), slop=0):
+        self.probes.append((frame.index, tuple(rows) + tuple(lines)))
+        return self.boxes.get(frame.index)
 
     def ocr(self, frame, strokes=None, rows=(), lines=(), slop=0):
         self.calls.append((frame.index, tuple(rows) + tuple(lines)))
@@ -235,6 +241,52 @@ def test_a_text_event_where_no_line_was_is_read_with_its_rows_though_no_stroke_s
     rows = h.calls[-1][1]
     assert any(y0 <= 40 and y1 >= 64 for y0, y1 in rows)  # the sign's rows (cells 1-2: 32-96 px) are read
     assert any(y0 <= 300 and y1 >= 330 for y0, y1 in rows)  # and the last lines' rows
+
+
+def _sign_scene(boxes):
+    """A line the pixel test sees unchanged, and a text event in other rows (a sign, or a picture there)."""
+    text = (line("Hello there"),)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map((200, 300, 440, 330))}
+    changes = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))
+    return text, Harness(maps, {0: text, 12: (*text, line("A sign", 40, 70))}, changes, boxes)
+
+
+def test_an_event_elsewhere_whose_probe_finds_only_the_last_lines_boxes_reuses_their_reading():
+    text, h = _sign_scene({12: ((201.0, 299.0, 441.0, 331.0),)})  # the detector finds the line again, nothing else
+    h.read(0)
+    out = h.read(12)
+    assert [(r.why, r.reused, r.lines) for r in out] == [("probed", True, text)]
+    assert len(h.calls) == 1 and len(h.probes) == 1  # the first frame's read only
+    rows = h.probes[0][1]  # the probe looks where a read would
+    assert any(y0 <= 40 and y1 >= 64 for y0, y1 in rows) and any(y0 <= 300 and y1 >= 330 for y0, y1 in rows)
+
+
+def test_an_event_elsewhere_is_read_when_its_probe_finds_a_new_box_or_cannot_vouch():
+    for boxes in [((200.0, 300.0, 440.0, 330.0), (250.0, 40.0, 380.0, 70.0)), None]:
+        text, h = _sign_scene({12: boxes})
+        h.read(0)
+        out = h.read(12)
+        assert [(r.why, r.reused) for r in out] == [("elsewhere", False)], boxes
+        assert len(h.calls) == 2 and len(h.probes) == 1 and out[0].lines[-1].text == "A sign"
+
+
+def test_an_event_elsewhere_is_not_probed_when_a_last_line_is_one_the_pixel_test_cannot_see():
+    faint = (line("light on light"),)
+    changes = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))
+    h = Harness({0: stroke_map(), 12: stroke_map()}, {0: faint, 12: (line("next line"),)}, changes,
+                {12: ((200.0, 300.0, 440.0, 330.0),)})  # fmt: skip
+    h.read(0)
+    assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []  # a replacement there keeps its box
+
+
+def test_boxes_are_the_same_boxes_when_each_overlaps_one_of_the_others_by_half():
+    from flowocr.read.reader import same_boxes
+
+    known = [(0.0, 0.0, 100.0, 20.0)]
+    assert same_boxes([(5.0, 1.0, 104.0, 21.0)], known, 0.5)
+    assert not same_boxes([(5.0, 1.0, 104.0, 21.0), (0.0, 50.0, 30.0, 70.0)], known, 0.5)  # a new box
+    assert not same_boxes([(0.0, 0.0, 40.0, 20.0)], known, 0.5)  # part of the line: a shorter text
+    assert not same_boxes([], known, 0.5) and same_boxes([], [], 0.5)
 
 
 def test_an_event_on_a_line_whose_strokes_do_not_show_is_read_not_vouched_for():

@@ -96,12 +96,17 @@ def fixture_calls(runs) -> tuple[int, int]:
 
 def test_ocr_calls_per_cue_over_the_fixtures_stay_at_most_three(runs):
     calls, cues = fixture_calls(runs)
-    assert calls / cues <= 3.0, (calls, cues)  # 79 calls for 29 cues (2.72) when last measured
+    # events outside the last lines over the moving backgrounds are probed (OCR's detector alone) before a read
+    probes = {v.stem: json.loads((runs / f"{v.stem}.report.json").read_text())["ocr"]["probes"]
+              for v in fixture_videos()}  # fmt: skip
+    assert probes["vp9_60"] > 0 and sum(probes.values()) < calls, probes
+    assert calls / cues <= 3.0, (calls, cues)  # 64 calls for 29 cues (2.21; 2.72 before probes) when last measured
 
 
 @pytest.mark.xfail(strict=True, reason="known shortfall (issue 14): over the moving backgrounds of vp9_60, vfr and "
-                   "hevc_opengop the stable edges of the picture step like text, and each such text event is read "
-                   "(2.72 OCR calls per cue over the fixtures; 3.1 before one text state a window was read "
+                   "hevc_opengop the stable edges of the picture step like text, and such text events are read "
+                   "(2.21 OCR calls per cue over the fixtures, with 33 probes of OCR's detector alone; 2.72 before "
+                   "an event outside the last lines was probed; 3.1 before one text state a window was read "
                    "between samples; 1.38 before the text events, which missed short and light-on-light "
                    "cues)")  # fmt: skip
 def test_ocr_calls_per_cue_average_at_most_one_and_a_half_over_the_fixtures(runs):

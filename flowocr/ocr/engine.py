@@ -58,6 +58,9 @@ class StageTimes:
     rec_cpu_s: float | None = None
 
 
+#: an axis-aligned box, x0 y0 x1 y1
+Bounds = tuple[float, float, float, float]
+
 _thread_cpu = threading.local()
 
 
@@ -151,6 +154,16 @@ class OcrEngine(ABC):
     def recognize(self, images: Sequence[np.ndarray], *, area: Rect | None = None) -> list[OcrResult]:
         """One :class:`OcrResult` per image, in input order. No text is an empty result, never an exception."""
         return list(self.run(images, area=area).results)
+
+    def detect(self, images: Sequence[np.ndarray]) -> list[tuple[Bounds, ...]] | None:
+        """Detection alone: the text boxes of each image (x0, y0, x1, y1, image pixels), every box the detector
+        finds (also those whose recognition a reading would drop); None when this engine cannot detect without
+        recognising (the reader then reads). Its CPU counts as detection (:func:`stage_cpu`)."""
+        check_images(images)
+        return self._detect_only(images)
+
+    def _detect_only(self, images: Sequence[np.ndarray]) -> list[tuple[Bounds, ...]] | None:
+        return None
 
     @abstractmethod
     def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:

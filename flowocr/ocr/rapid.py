@@ -101,7 +101,7 @@ from typing import Any
 
 import numpy as np
 
-from flowocr.ocr.engine import OcrBatch, OcrEngine, StageTimes
+from flowocr.ocr.engine import OcrBatch, OcrEngine, StageTimes, _count_stage_cpu
 from flowocr.ocr.langs import codes_for
 from flowocr.ocr.types import OcrResult, TextLine
 
@@ -404,6 +404,17 @@ class RapidOcrEngine(OcrEngine):
         cuda = self.device == "cuda"
         self._classify = _classifier(threads, self.options, cuda=cuda) if self.options.use_cls else None
         self._recognise = _Recognizer(models["rec"], models["alphabet"], self.options)
+
+    def _detect_only(self, images: Sequence[np.ndarray]) -> list[tuple[tuple[float, float, float, float], ...]]:
+        start, cpu = time.perf_counter(), time.thread_time()
+        out = []
+        for image in images:
+            boxes = self._detect(image).boxes
+            out.append(tuple((float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 0].max()), float(b[:, 1].max()))
+                             for b in boxes))  # fmt: skip
+        took = time.perf_counter() - start
+        _count_stage_cpu(StageTimes(took, None, None, took, det_cpu_s=time.thread_time() - cpu))
+        return out
 
     def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
         start, cpu = time.perf_counter(), time.thread_time()

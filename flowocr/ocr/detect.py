@@ -1,0 +1,36 @@
+"""Detection alone: where OCR's detector finds text boxes in the bands a reading would take, without recognising
+them. The reader probes with it before a read that may find nothing new (:mod:`flowocr.read.reader`): detection
+is about a fifth of a band's OCR call (measured: 0.02 of 0.1 CPU s for a 1920 x 108 band on this project's VM)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from flowocr.ocr.area import ISOLATE_CLUTTER, Rect, crop
+
+Bounds = tuple[float, float, float, float]
+
+
+def probe_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> tuple[Bounds, ...] | None:
+    """The text boxes (x0, y0, x1, y1, frame pixels) the engine's detector finds in the ``bands`` of a full frame,
+    without recognising them (:meth:`~flowocr.ocr.engine.OcrEngine.detect`): every box a
+    :func:`~flowocr.ocr.area.read_frame` of the same bands would recognise, and those whose recognition it would
+    drop. None where a reading would look further than the detector does here, so that the boxes cannot stand
+    for it: a band where the detector finds nothing but that holds strokes, or a busy one (``read_frame`` reads
+    those again with the picture blacked out); or an engine that cannot detect alone."""
+    from flowocr.ocr.strokes import isolate
+
+    height, width = image.shape[:2]
+    crops = [image] if list(bands) == [area] and area.is_full(width, height) else [crop(image, b) for b in bands]
+    found = engine.detect(crops)
+    if found is None:
+        return None
+    out: list[Bounds] = []
+    for band, part, boxes in zip(bands, crops, found):
+        isolated = isolate(part, frame_height=height)
+        if isolated is not None and (not boxes or isolated.clutter >= ISOLATE_CLUTTER):
+            return None
+        out += [(x0 + band.x, y0 + band.y, x1 + band.x, y1 + band.y) for x0, y0, x1, y1 in boxes]
+    return tuple(out)
