@@ -178,6 +178,9 @@ class ChangeReader:
         self.previous_map: Strokes | None = None  # the stroke map of the last sample fed
         self.extra_frames = 0
         self.change_points = 0
+        #: what the probe of the frame being read found, for the log: -1 not probed, None it cannot vouch, else
+        #: how many boxes
+        self.probe_found: int | None = -1
 
     @property
     def event_buffer_length(self) -> int | None:
@@ -238,6 +241,7 @@ class ChangeReader:
         """
         if frame.index <= self.after:
             return []
+        self.probe_found = -1
         tools = self.tools
         out: list[Reading] = []
         if self.ref is None and self.ref_index is not None:
@@ -318,7 +322,9 @@ class ChangeReader:
         if test.changed(evidence, news=test.news(evidence, events_outside=False)):
             return False
         boxes = tools.probe(frame.image, now, rows=rows, lines=spans, slop=self.cells.cell_height)
-        return boxes is not None and same_boxes(boxes, [line.bounds for line in self.last_lines], self.PROBE_IOU)
+        same = boxes is not None and same_boxes(boxes, [line.bounds for line in self.last_lines], self.PROBE_IOU)
+        self.probe_found = None if boxes is None else len(boxes)  # logged with the decision
+        return same
 
     def _line_cells(self) -> np.ndarray:
         """The cells of the last lines, with a cell's worth of margin: cells are coarse, and a line's change spills
@@ -367,6 +373,7 @@ class ChangeReader:
         if self.log is not None:
             self.log({"index": index, "why": why, "reused": reused, "strokes": None if now is None else now.count,
                       "pixel": None if evidence is None else evidence.to_json(), "events": peaks,
+                      "probe": self.probe_found,
                       "texts": [line.text for line in lines]})  # fmt: skip
         return Reading(index, pts, lines, reused, why, self.ref_index)
 
