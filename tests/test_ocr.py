@@ -144,6 +144,26 @@ def test_detection_alone_finds_the_boxes_a_reading_recognises_in_frame_pixels(en
     assert engine.detect([np.zeros((DEMO_H, DEMO_W, 3), np.uint8)]) == [()]
 
 
+def test_a_reading_of_what_a_probe_just_detected_takes_its_detections(engine, demo_frames) -> None:
+    from flowocr.ocr.area import read_frame
+    from flowocr.ocr.detect import probe_frame
+    from flowocr.ocr.engine import stage_cpu
+
+    band = parse_area("bottom").rect(DEMO_W, DEMO_H)
+    frame = demo_frames[1.5]
+    det0, _ = stage_cpu()
+    plain = read_frame(engine, frame, band, [band])
+    det1, _ = stage_cpu()
+    probe_frame(engine, frame, band, [band])
+    det2, _ = stage_cpu()
+    after = read_frame(engine, frame, band, [band])
+    det3, _ = stage_cpu()
+    assert after == plain  # the same lines, boxes and scores
+    assert det3 - det2 < 0.5 * (det1 - det0)  # no second detection of the same image
+    again = read_frame(engine, frame, band, [band])  # a probe's detections serve one reading only
+    assert again == plain and stage_cpu()[0] - det3 > 0.5 * (det1 - det0)
+
+
 def test_images_must_be_bgr_uint8(engine) -> None:
     with pytest.raises(ValueError, match="BGR uint8"):
         engine.recognize([np.zeros((10, 10), np.uint8)])

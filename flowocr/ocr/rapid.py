@@ -92,8 +92,10 @@ languages). Every language :mod:`flowocr.ocr.langs` gives to this engine (``ch``
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import math
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -407,18 +409,25 @@ class RapidOcrEngine(OcrEngine):
 
     def _detect_only(self, images: Sequence[np.ndarray]) -> list[tuple[tuple[float, float, float, float], ...]]:
         start, cpu = time.perf_counter(), time.thread_time()
+        memo = _recent_detections()
+        memo.clear()
         out = []
         for image in images:
-            boxes = self._detect(image).boxes
+            found = self._detect(image)
+            memo[_image_key(image)] = found
             out.append(tuple((float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 0].max()), float(b[:, 1].max()))
-                             for b in boxes))  # fmt: skip
+                             for b in found.boxes))  # fmt: skip
         took = time.perf_counter() - start
         _count_stage_cpu(StageTimes(took, None, None, took, det_cpu_s=time.thread_time() - cpu))
         return out
 
     def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
         start, cpu = time.perf_counter(), time.thread_time()
-        detections = [self._detect(image) for image in images]
+        memo = _recent_detections()
+        # A reading of the images a probe just detected (the reader reads when its probe found new text) takes
+        # the probe's detections: the same image gives the same boxes.
+        detections = [(memo.pop(_image_key(image), None) if memo else None) or self._detect(image) for image in images]
+        memo.clear()
         crops = [
             crop_box(image, box, min_height=self._recognise.input_height)
             for image, found in zip(images, detections)
@@ -456,6 +465,21 @@ class RapidOcrEngine(OcrEngine):
         times = StageTimes(det_s=det_s, cls_s=cls_s, rec_s=rec_s, total_s=time.perf_counter() - start,
                            det_cpu_s=det_cpu_s, rec_cpu_s=rec_cpu_s)  # fmt: skip
         return OcrBatch(tuple(results), times, crops=len(crops))
+
+
+_memo = threading.local()
+
+
+def _recent_detections() -> dict:
+    """This thread's detections of its last :meth:`RapidOcrEngine.detect` call, by image (the calling thread's
+    own: an engine shared between threads keeps no state between their calls)."""
+    if not hasattr(_memo, "found"):
+        _memo.found = {}
+    return _memo.found
+
+
+def _image_key(image: np.ndarray) -> tuple:
+    return image.shape, hashlib.sha1(np.ascontiguousarray(image).data).digest()
 
 
 def load_detector(*, threads: int | None, options: RapidOptions | None = None, device: str = "cpu") -> _Detector:
