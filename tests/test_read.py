@@ -243,6 +243,13 @@ def test_a_text_event_where_no_line_was_is_read_with_its_rows_though_no_stroke_s
     assert any(y0 <= 300 and y1 >= 330 for y0, y1 in rows)  # and the last lines' rows
 
 
+def read_by_bands(h: Harness, i: int):
+    """Frame ``i`` read as the first frame, then taken as read by its bands (as every later read is)."""
+    out = h.read(i)
+    h.reader.last_read = "changed"
+    return out
+
+
 def _sign_scene(boxes):
     """A line the pixel test sees unchanged, and a text event in other rows (a sign, or a picture there)."""
     text = (line("Hello there"),)
@@ -253,7 +260,7 @@ def _sign_scene(boxes):
 
 def test_an_event_elsewhere_whose_probe_finds_only_the_last_lines_boxes_reuses_their_reading():
     text, h = _sign_scene({12: ((201.0, 299.0, 441.0, 331.0),)})  # the detector finds the line again, nothing else
-    h.read(0)
+    read_by_bands(h, 0)
     out = h.read(12)
     assert [(r.why, r.reused, r.lines) for r in out] == [("probed", True, text)]
     assert len(h.calls) == 1 and len(h.probes) == 1  # the first frame's read only
@@ -264,7 +271,7 @@ def test_an_event_elsewhere_whose_probe_finds_only_the_last_lines_boxes_reuses_t
 def test_an_event_elsewhere_is_read_when_its_probe_finds_a_new_box_or_cannot_vouch():
     for boxes in [((200.0, 300.0, 440.0, 330.0), (250.0, 40.0, 380.0, 70.0)), None]:
         text, h = _sign_scene({12: boxes})
-        h.read(0)
+        read_by_bands(h, 0)
         out = h.read(12)
         assert [(r.why, r.reused) for r in out] == [("elsewhere", False)], boxes
         assert len(h.calls) == 2 and len(h.probes) == 1 and out[0].lines[-1].text == "A sign"
@@ -275,8 +282,18 @@ def test_an_event_elsewhere_is_not_probed_when_a_last_line_is_one_the_pixel_test
     changes = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))
     h = Harness({0: stroke_map(), 12: stroke_map()}, {0: faint, 12: (line("next line"),)}, changes,
                 {12: ((200.0, 300.0, 440.0, 330.0),)})  # fmt: skip
-    h.read(0)
+    read_by_bands(h, 0)
     assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []  # a replacement there keeps its box
+
+
+def test_an_unsure_reading_or_the_first_frames_whole_area_reading_is_read_again_not_probed():
+    _, h = _sign_scene({12: ((201.0, 299.0, 441.0, 331.0),)})
+    h.read(0)  # the first frame, read over the whole area
+    assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []
+    _, h = _sign_scene({12: ((201.0, 299.0, 441.0, 331.0),)})
+    h.texts[0] = (TextLine("Hel1o there", 0.8, line("Hello there").box),)  # read unsure
+    read_by_bands(h, 0)
+    assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []
 
 
 def test_boxes_are_the_same_boxes_when_each_overlaps_one_of_the_others_by_half():

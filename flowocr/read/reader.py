@@ -154,10 +154,11 @@ class ChangeReader:
     # A text event outside the last lines that the pixel test does not confirm (the last lines all seen, none
     # changed) is first probed: OCR's detector alone on the bands a read would take; when it finds exactly the
     # boxes of the last lines, nothing new came and their reading is reused (``probed``). Dev corpus (seed 13): of
-    # 656 such reads, 375 read the texts of the reading before; with probes, OCR calls per cue 3.20 -> 2.38 and
-    # 1.30 probes per cue, nothing worse. Not kept: probing a text state between two samples too (2.01 calls per
+    # 656 such reads, 375 read the texts of the reading before; with probes, OCR calls per cue 3.20 -> 2.39 and
+    # 1.25 probes per cue, nothing worse. Not kept: probing a text state between two samples too (2.01 calls per
     # cue, but boundaries within one frame 0.897 -> 0.892).
     PROBE = True
+    PROBE_MIN_SCORE = 0.9  # ... and the last lines are all read at least this sure
     PROBE_IOU = 0.5  # a box found and a last line's box are the same box from this overlap (intersection / union)
 
     def __init__(
@@ -181,6 +182,7 @@ class ChangeReader:
         #: what the probe of the frame being read found, for the log: -1 not probed, None it cannot vouch, else
         #: how many boxes
         self.probe_found: int | None = -1
+        self.last_read: str | None = None  # why the last frame read was read
 
     @property
     def event_buffer_length(self) -> int | None:
@@ -311,12 +313,17 @@ class ChangeReader:
 
     def _probe_vouches(self, frame: Frame, now: Strokes, evidence, unvouched: bool, rows, spans) -> bool:
         """Whether a text event outside the last lines brought nothing new, by the pixel test and a probe: the test
-        sees every last line, none changed, and OCR's detector finds in the bands a read would take exactly the
+        sees every last line, none changed, each was read sure enough (``PROBE_MIN_SCORE``) on a frame read by its
+        bands (not the first frame's whole area), and OCR's detector finds in the bands a read would take exactly the
         last lines' boxes, each once (:func:`same_boxes`). A replacement in a line's own box is the pixel test's
         to see; new text elsewhere, even text whose strokes do not show, is a box the detector finds."""
         tools, test = self.tools, self.test
         if not self.PROBE or tools.probe is None or unvouched or evidence is None:
             return False
+        if self.last_read == "first":  # a reading of the whole area, coarser than of its bands: read them
+            return False
+        if any(line.score < self.PROBE_MIN_SCORE for line in self.last_lines):
+            return False  # an unsure reading is read again: another frame may give a better one
         if not all(test.sees_line(evidence, k) for k in range(len(self.last_lines))):
             return False
         if test.changed(evidence, news=test.news(evidence, events_outside=False)):
@@ -370,6 +377,8 @@ class ChangeReader:
              peaks=None) -> Reading:  # fmt: skip
         self.fed.append(index)
         self.last_lines = lines
+        if not reused:
+            self.last_read = why
         if self.log is not None:
             self.log({"index": index, "why": why, "reused": reused, "strokes": None if now is None else now.count,
                       "pixel": None if evidence is None else evidence.to_json(), "events": peaks,
