@@ -296,17 +296,18 @@ def test_a_signal_during_a_run_stops_it_cleanly_keeping_what_was_written(signame
 def test_a_stop_whose_exception_python_dropped_still_stops_the_run_at_its_next_frame(tmp_path):
     """CI once saw Ctrl-C land in a callback of the import system: Python printed "Exception ignored in ..." and
     dropped the KeyboardInterrupt, and the run went on to exit 0. The CLI's handlers also record the stop; here the
-    stop is recorded as a handler whose exception was dropped leaves it, in the middle of a real run."""
-    from flowocr.errors import raise_if_stopped, request_stop
+    stop is recorded as a handler whose exception was dropped leaves it, as a real run starts."""
+    from flowocr.errors import raise_if_stopped, request_stop, stop_delivered
     from flowocr.pipeline import RunOptions, VideoRun
 
     run = VideoRun(str(FIXTURES / "demo.mp4"), RunOptions(out_dir=str(tmp_path), lanes="sw,sw"))
-    cues = run.cues()
-    next(cues)  # running: the first cue is out
-    request_stop(KeyboardInterrupt())
-    with pytest.raises(KeyboardInterrupt):
-        for _ in cues:
-            pass
+    try:
+        request_stop(KeyboardInterrupt())  # before the first frame: the decoders and the detector are starting
+        with pytest.raises(KeyboardInterrupt):
+            for _ in run.cues():
+                pass
+    finally:
+        stop_delivered()  # whatever happened, no later test in this worker is stopped by it
     assert run.report["complete"] is False and run.report["error"]
     assert not (tmp_path / "demo.srt").exists()
     raise_if_stopped()  # delivered once: a later run in this process is not stopped by it
