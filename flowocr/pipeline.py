@@ -477,21 +477,15 @@ class VideoRun:
         background isolated); without one, and with ``--whole-area``, the whole area.
         """
         from flowocr.ocr.area import read_bands, read_frame
-        from flowocr.ocr.engine import stage_cpu
         from flowocr.ocr.types import plausible
 
         rect, info = self.area, self.info
-        t = time.monotonic()
-        det0, rec0 = stage_cpu()
-        if strokes is None or self.options.whole_area:
-            bands = [rect]
-        else:
-            bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
-        lines = tuple(line for line in read_frame(self.engine, image, rect, bands) if plausible(line))
-        self.stats.ocr_s += time.monotonic() - t
-        det1, rec1 = stage_cpu()
-        self.stats.ocr_det_cpu_s += det1 - det0
-        self.stats.ocr_rec_cpu_s += rec1 - rec0
+        with self._ocr_stage():
+            if strokes is None or self.options.whole_area:
+                bands = [rect]
+            else:
+                bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
+            lines = tuple(line for line in read_frame(self.engine, image, rect, bands) if plausible(line))
         self.stats.ocr_calls += 1
         if self.stats.first_ocr_s is None:
             self.stats.first_ocr_s = time.monotonic() - self._started
@@ -504,16 +498,26 @@ class VideoRun:
         (:func:`flowocr.ocr.detect.probe_frame`; None where they cannot stand for a reading)."""
         from flowocr.ocr.area import read_bands
         from flowocr.ocr.detect import probe_frame
-        from flowocr.ocr.engine import stage_cpu
 
         rect, info = self.area, self.info
-        t = time.monotonic()
-        det0, _ = stage_cpu()
-        boxes = probe_frame(self.engine, image, rect, read_bands(strokes, rect, info.display_height, rows, lines, slop))
-        self.stats.ocr_s += time.monotonic() - t
-        self.stats.ocr_det_cpu_s += stage_cpu()[0] - det0
+        with self._ocr_stage():
+            bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
+            boxes = probe_frame(self.engine, image, rect, bands)
         self.stats.ocr_probes += 1
         return boxes
+
+    @contextlib.contextmanager
+    def _ocr_stage(self):
+        """Count the wall time and the models' detection and recognition CPU of the OCR work inside."""
+        from flowocr.ocr.engine import stage_cpu
+
+        t = time.monotonic()
+        det0, rec0 = stage_cpu()
+        yield
+        self.stats.ocr_s += time.monotonic() - t
+        det1, rec1 = stage_cpu()
+        self.stats.ocr_det_cpu_s += det1 - det0
+        self.stats.ocr_rec_cpu_s += rec1 - rec0
 
     def feed(self, index: int, pts: int, lines: tuple, reused: bool) -> list[Cue]:
         """One OCR'd (or reused) frame into the JSONL and the cue builder; the cues that became final."""

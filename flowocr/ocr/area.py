@@ -155,6 +155,13 @@ def crop(image: np.ndarray, rect: Rect) -> np.ndarray:
     return image[rect.y : rect.y1, rect.x : rect.x1]
 
 
+def band_crops(image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> list[np.ndarray]:
+    """The images an OCR call over ``bands`` of the full frame ``image`` reads: the frame itself when the only
+    band is the whole frame, else each band cut out."""
+    height, width = image.shape[:2]
+    return [image] if list(bands) == [area] and area.is_full(width, height) else [crop(image, b) for b in bands]
+
+
 def to_frame(lines: Sequence[TextLine], rect: Rect) -> tuple[TextLine, ...]:
     """Lines found in ``crop(frame, rect)``, with their boxes moved to frame coordinates."""
     dx, dy = float(rect.x), float(rect.y)
@@ -265,8 +272,8 @@ def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> 
     letter on one dev video without them)."""
     from flowocr.ocr.strokes import isolate
 
-    height, width = image.shape[:2]
-    crops = [image] if list(bands) == [area] and area.is_full(width, height) else [crop(image, b) for b in bands]
+    height = image.shape[0]
+    crops = band_crops(image, area, bands)
     results = list(engine.recognize(crops))
     again = []
     for k, result in enumerate(results):

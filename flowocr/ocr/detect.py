@@ -8,9 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flowocr.ocr.area import ISOLATE_CLUTTER, Rect, crop
-
-Bounds = tuple[float, float, float, float]
+from flowocr.ocr.area import ISOLATE_CLUTTER, Rect, band_crops
+from flowocr.ocr.engine import Bounds
 
 
 def probe_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> tuple[Bounds, ...] | None:
@@ -22,14 +21,13 @@ def probe_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) ->
     those again with the picture blacked out); or an engine that cannot detect alone."""
     from flowocr.ocr.strokes import isolate
 
-    height, width = image.shape[:2]
-    crops = [image] if list(bands) == [area] and area.is_full(width, height) else [crop(image, b) for b in bands]
+    crops = band_crops(image, area, bands)
     found = engine.detect(crops)
     if found is None:
         return None
     out: list[Bounds] = []
     for band, part, boxes in zip(bands, crops, found):
-        isolated = isolate(part, frame_height=height)
+        isolated = isolate(part, frame_height=image.shape[0])
         if isolated is not None and (not boxes or isolated.clutter >= ISOLATE_CLUTTER):
             return None
         out += [(x0 + band.x, y0 + band.y, x1 + band.x, y1 + band.y) for x0, y0, x1, y1 in boxes]

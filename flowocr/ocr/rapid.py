@@ -103,7 +103,7 @@ from typing import Any
 
 import numpy as np
 
-from flowocr.ocr.engine import OcrBatch, OcrEngine, StageTimes, _count_stage_cpu
+from flowocr.ocr.engine import Bounds, OcrBatch, OcrEngine, StageTimes, _count_stage_cpu
 from flowocr.ocr.langs import codes_for
 from flowocr.ocr.types import OcrResult, TextLine
 
@@ -407,7 +407,7 @@ class RapidOcrEngine(OcrEngine):
         self._classify = _classifier(threads, self.options, cuda=cuda) if self.options.use_cls else None
         self._recognise = _Recognizer(models["rec"], models["alphabet"], self.options)
 
-    def _detect_only(self, images: Sequence[np.ndarray]) -> list[tuple[tuple[float, float, float, float], ...]]:
+    def _detect_only(self, images: Sequence[np.ndarray]) -> list[tuple[Bounds, ...]]:
         start, cpu = time.perf_counter(), time.thread_time()
         memo = _recent_detections()
         memo.clear()
