@@ -40,7 +40,7 @@ def cache_root(arg: str | None) -> Path:
 class VideoCache:
     """One video's cached evidence (see the module docstring)."""
 
-    def __init__(self, video: Path, root: Path, reads_version: str) -> None:
+    def __init__(self, video: Path, root: Path, reads_version: str, engine: str) -> None:
         from flowocr.ocr.area import parse_area
         from flowocr.probe import probe, sample_grid, scan_index
 
@@ -54,7 +54,7 @@ class VideoCache:
         self.area = parse_area("full").rect(self.info.display_width, self.info.display_height)
         # every engine result, keyed by the image read (a change to what is read reuses the rest), and every
         # frame's reading, keyed by frame and bands, per version of the OCR stage's code
-        self._crops_path = self.dir / "crops-1.pkl"
+        self._crops_path = self.dir / f"crops-{engine}.pkl"
         self.crop_results: dict = pickle.loads(self._crops_path.read_bytes()) if self._crops_path.exists() else {}
         self._reads_path = self.dir / f"reads-{reads_version}.pkl"
         self.reads: dict = pickle.loads(self._reads_path.read_bytes()) if self._reads_path.exists() else {}
@@ -128,11 +128,20 @@ def source_digest(*modules, extra: str = "") -> str:
 
 
 def read_version(overrides: list[str]) -> str:
-    """A digest of the code that turns a frame and bands into lines, and of the ``--set`` ``overrides``."""
+    """A digest of the code that turns a frame and bands into lines (the engine's too), and of the ``--set``
+    ``overrides``."""
     import flowocr.ocr.area
     import flowocr.ocr.strokes
 
-    return source_digest(flowocr.ocr.area, flowocr.ocr.strokes, extra=repr(overrides))
+    return source_digest(flowocr.ocr.area, flowocr.ocr.strokes, extra=repr(overrides) + engine_version())
+
+
+def engine_version() -> str:
+    """A digest of the engine's code (its results per image change with it)."""
+    import flowocr.ocr.ppocr
+    import flowocr.ocr.rapid
+
+    return source_digest(flowocr.ocr.rapid, flowocr.ocr.ppocr)
 
 
 def probe_version() -> str:
@@ -268,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list every cue not exact or not within a frame")
     parser.add_argument("--table", action="store_true", help="print the per-category table too")
     args = parser.parse_args(argv)
-    reads_version = read_version(args.set)  # once, at the start: the code on disk may change while a replay runs
+    # once, at the start: the code on disk may change while a replay runs
+    reads_version, engine = read_version(args.set), engine_version()
     for item in args.set:
         target, value = item.split("=", 1)
         head, *path, name = target.split(".")
@@ -290,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         meta = json.loads((folder / f"{name}.json").read_text())
         video = folder / meta["video"]
         started = time.perf_counter()
-        cache = VideoCache(video, root, reads_version)
+        cache = VideoCache(video, root, reads_version, engine)
         index = cache.index
         times = [index.seconds(i) for i in range(len(index))]
         truth = truth_cues(read_srt(folder / meta["srt"]), times, index.duration, meta.get("cues") or ())
