@@ -173,7 +173,8 @@ def naive_cache_dir() -> Path:
 
 def cached_naive(video: Path, engine):
     """The naive method's result for ``video``, cached per file (path, size, mtime) and version of the naive
-    module (``naive_cache_dir()``): it is deterministic, and reading a corpus at 3 fps takes as long as our runs."""
+    module and the engine's module (``naive_cache_dir()``): it is deterministic, and reading a corpus at 3 fps
+    takes as long as our runs."""
     import hashlib
     import pickle
 
@@ -182,6 +183,7 @@ def cached_naive(video: Path, engine):
     stat = video.stat()
     key = hashlib.sha256(f"{video.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     key.update(Path(naive.__file__).read_bytes())
+    key.update(Path(sys.modules[type(engine).__module__].__file__).read_bytes())  # the engine's own code too
     path = naive_cache_dir() / f"{video.stem}-{key.hexdigest()[:16]}.pkl"
     if path.exists():
         return pickle.loads(path.read_bytes())

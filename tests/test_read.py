@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from flowocr.aux.detector import CELL, DIFF, STABLE, FrameChange
+from flowocr.aux.detector import APPEARED, CELL, DIFF, STABLE, VANISHED, FrameChange
 from flowocr.cues.model import Cue
 from flowocr.ocr.strokes import Strokes
 from flowocr.ocr.types import TextLine
@@ -415,3 +415,60 @@ def test_a_cue_is_refined_to_its_stable_edges_where_the_picture_moves_most_after
         placed[on] = (refined.start_index, refined.end_index)
     assert placed[True] == (7, 30)
     assert placed[False] != (7, 30)  # the grey-level placement alone takes the picture's move
+
+
+def strokes_change(index: int, appeared=None, vanished=None, moving: int = 2) -> FrameChange:
+    """A detector result of a still picture (grey levels moving by ``moving``) where stroke pixels appeared
+    and vanished in the cells given (``[(rows, cols, pixels)]``)."""
+    planes = np.zeros((5, ROWS, COLS), np.uint8)
+    planes[DIFF] = moving
+    for plane, cells in ((APPEARED, appeared or ()), (VANISHED, vanished or ())):
+        for rows, cols, pixels in cells:
+            planes[plane][rows, cols] = pixels
+    return FrameChange(index, 0, 0, 0, planes.tobytes(), ROWS, COLS)
+
+
+def blip_scene(frames: range, shown: dict[int, int], cells=(slice(1, 3), slice(5, 15)), pixels: int = 4):
+    """``shown``: first frame -> frames on screen of a text whose strokes appear in ``cells`` and vanish again."""
+    out = {i: strokes_change(i) for i in frames}
+    for first, length in shown.items():
+        out[first] = strokes_change(first, appeared=[(*cells, pixels)])
+        out[first + length] = strokes_change(first + length, vanished=[(*cells, pixels)])
+    return out
+
+
+def test_a_text_shown_on_one_or_two_frames_is_a_blip_a_moving_picture_or_a_flash_is_not():
+    window = [c for _, c in sorted(blip_scene(range(1, 20), {5: 1, 12: 2}).items())]
+    assert [(b.index, b.end) for b in ev.blips(window)] == [(5, 6), (12, 14)]
+    assert ev.blips(window)[0].cells[1:3, 5:15].all() and not ev.blips(window)[0].cells[6:].any()
+    assert ev.events(window) == []  # no level for the events: a median of three frames skips it
+    # strokes that come and go on every frame (a moving picture's) are no blip ...
+    busy = [strokes_change(i, appeared=[(slice(1, 3), slice(5, 15), 4)], vanished=[(slice(1, 3), slice(5, 15), 4)])
+            for i in range(1, 20)]  # fmt: skip
+    assert ev.blips(busy) == []
+    # ... nor is a flash over the whole picture, nor a text that stays
+    flash = [c for _, c in sorted(blip_scene(range(1, 20), {5: 1}, cells=(slice(0, 12), slice(0, 20))).items())]
+    assert ev.blips(flash) == []
+    stays = [strokes_change(i, appeared=[(slice(1, 3), slice(5, 15), 4)]) if i == 5 else strokes_change(i)
+             for i in range(1, 20)]  # fmt: skip
+    assert ev.blips(stays) == []
+    # a blip near the window's end is found with the frames after it
+    tail = blip_scene(range(1, 20), {11: 2})
+    assert ev.blips([tail[i] for i in range(1, 13)]) == []
+    assert [b.index for b in ev.blips([tail[i] for i in range(1, 13)], after=[tail[i] for i in range(13, 20)])] == [11]
+
+
+def test_a_text_shown_on_one_frame_between_samples_is_read_on_its_frame_and_ends_on_the_next():
+    flash = (line("Now!", 40, 70),)
+    h = Harness({0: stroke_map(), 12: stroke_map()}, {0: (), 5: flash}, blip_scene(range(1, 16), {5: 1}),
+                boxes={5: ((250.0, 40.0, 380.0, 70.0),)})  # fmt: skip
+    h.read(0)
+    out = h.read(12)
+    assert [(r.index, r.why, r.reused, r.lines) for r in out] == [
+        (5, "blip", False, flash), (6, "blip-end", True, ()), (12, "unchanged", True, ())]
+    assert h.fetched == [5] and [i for i, _ in h.calls] == [0, 5] and [i for i, _ in h.probes] == [5]
+    # a blip where OCR's detector finds no box (a picture's strokes) is not read
+    h = Harness({0: stroke_map(), 12: stroke_map()}, {0: (), 5: flash}, blip_scene(range(1, 16), {5: 1}),
+                boxes={5: ()})  # fmt: skip
+    h.read(0)
+    assert [r.why for r in h.read(12)] == ["unchanged"] and [i for i, _ in h.calls] == [0]

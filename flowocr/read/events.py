@@ -24,6 +24,9 @@ moved (``DIFF``) and the stroke pixels that appeared and vanished.
   the first one for an end; inside a burst, the frame where half its mass is reached (a fade-in is half opaque
   there; a plain change is one frame).
 
+- :func:`blips`: a text shown on one or two frames has no level (the medians skip it); its stroke pixels appear
+  in a few cell rows on one frame and vanish there again one or two frames later, the cells quiet around it.
+
 A window is the detector's changes of the frames between two fed frames, ``(previous, current]``; its events are
 decided with ``CONTEXT`` frames on each side of it and its placements with the window only, so a resumed or split
 reading that starts at a fed frame decides exactly as one reading from the start (what :mod:`flowocr.resume` and
@@ -321,3 +324,70 @@ def vanished_at(window: Sequence[FrameChange], region: np.ndarray) -> int | None
     """The frame where a text whose cells are ``region`` vanished: the middle of the first burst of excess there;
     None without ``REGION_MIN`` of it."""
     return _placed(window, region, last=False)
+
+
+BLIP_MAX_FRAMES = 2  # a text shown for at most this many frames is a blip (no level: the events' medians skip it)
+BLIP_MIN = 8  # stroke pixels (aux size) that appear in a blip's cells ...
+BLIP_VANISH = (0.6, 1.6)  # ... and vanish there again within BLIP_MAX_FRAMES frames, as a share of those
+BLIP_QUIET = 0.3  # strokes appearing or vanishing in those cells on the frames around it, at most this share
+BLIP_ROWS_SHARE = 0.3  # the cell rows of a blip span at most this share of the area (a flash changes them all)
+
+
+@dataclass(frozen=True)
+class Blip:
+    """A text shown for one or two frames: its first frame, the first frame without it, and its cells."""
+
+    index: int
+    end: int
+    cells: np.ndarray  # rows x cols boolean
+
+
+def blips(window: Sequence[FrameChange], *, after: Sequence[FrameChange] = ()) -> list[Blip]:
+    """Texts shown on at most ``BLIP_MAX_FRAMES`` frames of the window: stroke pixels (``BLIP_MIN`` or more) appear
+    in some cells on one frame and about as many vanish there again within ``BLIP_MAX_FRAMES`` frames, while those
+    cells gain and lose few strokes on the frame before and the frame after (a moving picture's strokes come and go
+    on every frame), within a few rows (``BLIP_ROWS_SHARE``: a flash or a cut changes the whole picture). Such a
+    text has no level for :func:`events` (a median of three frames skips it). ``after``: the detector's changes
+    just after the window, where a blip near its end vanishes."""
+    if not window:
+        return []
+    frames = [*window, *after]
+    shape = (window[-1].rows, window[-1].cols)
+    grids = np.stack([c.grid() if (c.rows, c.cols) == shape else np.zeros((PLANES, *shape), np.uint8)
+                      for c in frames]).astype(np.int32)  # fmt: skip
+    appeared, vanished = grids[:, APPEARED], grids[:, VANISHED]
+    out: list[Blip] = []
+    for k in range(1, len(window)):
+        cells = appeared[k] > 0
+        total = int(appeared[k].sum())
+        if total < BLIP_MIN:
+            continue
+        rows = np.flatnonzero(cells.any(axis=1))
+        if rows[-1] - rows[0] + 1 > BLIP_ROWS_SHARE * shape[0]:
+            continue
+        area = _grown(cells)
+        gone = [int(vanished[k + d][area].sum()) for d in range(1, BLIP_MAX_FRAMES + 1) if k + d < len(frames)]
+        lasting = next((d for d, v in enumerate(gone, 1) if BLIP_VANISH[0] * total <= v <= BLIP_VANISH[1] * total),
+                       None)  # fmt: skip
+        if lasting is None or k + lasting + 1 >= len(frames):
+            continue
+        around = (appeared[k - 1][area].sum() + vanished[k - 1][area].sum()
+                  + appeared[k + lasting + 1][area].sum() + vanished[k + lasting + 1][area].sum())  # fmt: skip
+        if lasting == 2:
+            around += appeared[k + 1][area].sum() + vanished[k + 1][area].sum()
+        if around > BLIP_QUIET * total:
+            continue
+        if out and k - (out[-1].index - window[0].index) <= BLIP_MAX_FRAMES:
+            continue
+        out.append(Blip(window[k].index, frames[k + lasting].index, area))
+    return out
+
+
+def _grown(cells: np.ndarray) -> np.ndarray:
+    """``cells`` and their neighbours (a glyph's strokes vanish a cell off where they appeared)."""
+    out = cells.copy()
+    out[1:] |= cells[:-1]
+    out[:-1] |= cells[1:]
+    out[:, 1:] |= out[:, :-1].copy()
+    out[:, :-1] |= out[:, 1:].copy()
+    return out

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from flowocr.read.events import CONTEXT, CellMap
+from flowocr.read.events import CONTEXT, Blip, CellMap
 from flowocr.read.pixel import ChangeTest, measure
 
 if TYPE_CHECKING:
@@ -137,6 +137,7 @@ class ChangeReader:
     - When the text changed twice or more between two samples (a cue shorter than the sampling step), the middle
       frame of the first such state is decoded at full size and read too, so no cue falls between samples (not
       when the pixel test vouches that it still shows the last reading, as it would for a sample).
+    - A text shown on one or two frames (no level for the text events) is read on its frame.
     - A final cue's start and end move to the text events in its own cells around its first and last readings
       (:meth:`refine`): frame-exact times.
     """
@@ -158,6 +159,9 @@ class ChangeReader:
     # 1.25 probes per cue, nothing worse. Not kept: probing a text state between two samples too (2.01 calls per
     # cue, but boundaries within one frame 0.897 -> 0.892).
     PROBE = True
+    # Texts shown on one or two frames (no level for the events) outside the last lines are read on their frame.
+    BLIPS = True
+    MAX_BLIPS = 1  # a window
     PROBE_MIN_SCORE = 0.9  # ... and the last lines are all read at least this sure
     PROBE_IOU = 0.5  # a box found and a last line's box are the same box from this overlap (intersection / union)
 
@@ -228,6 +232,9 @@ class ChangeReader:
           middle frame is decoded and read (the rows of every event since the last fed frame that brought
           something, and the last lines' rows), unless the event lies in the last lines' cells and the pixel test
           sees those lines there, unchanged (:meth:`_same_between`);
+        - ``blip``, ``blip-end``: a text shown on one or two frames since the last fed frame, outside the last lines
+          (:func:`~flowocr.read.events.blips`), where OCR's detector alone finds a box: its frame is read, and the
+          first frame without it gets the reading before (:meth:`_read_blip`);
         - ``elsewhere``: a text event outside the last reading's boxes: something appeared there that the pixel
           test cannot vouch for (its strokes may not show at all);
         - ``probed``: such an event, but the pixel test sees every last line, unchanged, and OCR's detector alone
@@ -256,19 +263,28 @@ class ChangeReader:
             return out
         found = self._events(previous, frame.index)
         self.change_points += len(found)
-        for mid, a in self._states_between(found):
+        extras: list[tuple[int, object]] = list(self._states_between(found))
+        if self.BLIPS:
+            extras += [(b.index, b) for b in self._blips(previous, frame.index)][: self.MAX_BLIPS]
+        for mid, a in sorted(extras, key=lambda x: x[0]):
+            if self.fed and mid <= self.fed[-1]:
+                continue  # inside a blip just read
             extra = tools.fetch(mid)
-            if extra is not None:
-                strokes = tools.strokes(extra)
-                if self._same_between(strokes, a):
-                    continue
-                self.extra_frames += 1
-                self.ref, self.ref_index = strokes, mid
-                brought = np.logical_or.reduce([e.cells for e in found if not e.emptied])
-                spans = [(line.bounds[1], line.bounds[3]) for line in self.last_lines]
-                lines = tools.ocr(extra.image, self.ref, rows=self.cells.rows(brought, grow=1), lines=spans,
-                                  slop=self.cells.cell_height)  # fmt: skip
-                out.append(self._fed(mid, tools.index.pts_of(mid), lines, False, "between"))
+            if extra is None:
+                continue
+            strokes = tools.strokes(extra)
+            spans = [(line.bounds[1], line.bounds[3]) for line in self.last_lines]
+            if isinstance(a, Blip):
+                out += self._read_blip(a, extra, strokes, spans, before=frame.index)
+                continue
+            if self._same_between(strokes, a):
+                continue
+            self.extra_frames += 1
+            self.ref, self.ref_index = strokes, mid
+            brought = np.logical_or.reduce([e.cells for e in found if not e.emptied])
+            lines = tools.ocr(extra.image, self.ref, rows=self.cells.rows(brought, grow=1), lines=spans,
+                              slop=self.cells.cell_height)  # fmt: skip
+            out.append(self._fed(mid, tools.index.pts_of(mid), lines, False, "between"))
         peaks = [[e.index, round(e.strength), e.appeared, e.vanished, round(e.level_before), round(e.level_after)]
                  for e in found]  # fmt: skip
         previous_map = self.previous_map if previous != self.ref_index else None
@@ -351,6 +367,38 @@ class ChangeReader:
         if not all(test.sees_line(evidence, k) for k in range(len(self.last_lines))):
             return False
         return not test.changed(evidence, news=test.news(evidence, events_outside=False))
+
+    def _read_blip(self, blip: Blip, extra: Frame, strokes: Strokes, spans, *, before: int) -> list[Reading]:
+        """The readings of a text shown on one or two frames apart from the last lines: its frame read in its rows
+        (and the last lines'), then, on the first frame without it, the last reading again (the blip left the
+        picture as it was). None when the blip lies in the last lines' cells, or the reading found no new line in
+        its cells (a picture's strokes that came and went), or OCR's detector alone found no box there."""
+        if (blip.cells & self._line_cells()).any():
+            return []
+        tools = self.tools
+        rows, slop = self.cells.rows(blip.cells, grow=1), self.cells.cell_height
+        if tools.probe is not None:  # OCR's detector alone first: most blips are a picture's
+            boxes = tools.probe(extra.image, strokes, rows=rows, lines=spans, slop=slop)
+            if boxes is not None and not any((self.cells.cells([box]) & blip.cells).any() for box in boxes):
+                return []
+        lines = tools.ocr(extra.image, strokes, rows=rows, lines=spans, slop=slop)
+        known = {ln.text for ln in self.last_lines}
+        if not any(ln.text not in known and (self.cells.cells([ln.bounds]) & blip.cells).any() for ln in lines):
+            return []
+        self.extra_frames += 1
+        ref, ref_index, last = self.ref, self.ref_index, self.last_lines
+        self.ref, self.ref_index = strokes, blip.index
+        out = [self._fed(blip.index, tools.index.pts_of(blip.index), lines, False, "blip")]
+        if blip.end < before:  # the picture as it was before the blip: its reading and reference again
+            self.ref, self.ref_index = ref, ref_index
+            out.append(self._fed(blip.end, tools.index.pts_of(blip.end), last, True, "blip-end"))
+        return out
+
+    def _blips(self, lo: int, hi: int) -> list:
+        """Texts shown on one or two frames of (lo, hi] (:func:`~flowocr.read.events.blips`)."""
+        from flowocr.read.events import blips
+
+        return blips(self._window(lo, hi), after=self._window(hi, hi + CONTEXT))
 
     def _states_between(self, found: list) -> list[tuple[int, object]]:
         """The text states inside a window worth reading: after each event that brought something (not a band
