@@ -370,9 +370,10 @@ class ChangeReader:
 
     def _read_blip(self, blip: Blip, extra: Frame, strokes: Strokes, spans, *, before: int) -> list[Reading]:
         """The readings of a text shown on one or two frames apart from the last lines: its frame read in its rows
-        (and the last lines'), then, on the first frame without it, the last reading again (the blip left the
-        picture as it was). None when the blip lies in the last lines' cells, or the reading found no new line in
-        its cells (a picture's strokes that came and went), or OCR's detector alone found no box there."""
+        (and the last lines'), then, on the first frame without it, that reading without the blip's new lines (the
+        blip left the picture as it was). None when the blip lies in the last lines' cells, or the reading found no
+        new line in its cells (a picture's strokes that came and went), or OCR's detector alone found no box
+        there."""
         if (blip.cells & self._line_cells()).any():
             return []
         tools = self.tools
@@ -383,15 +384,17 @@ class ChangeReader:
                 return []
         lines = tools.ocr(extra.image, strokes, rows=rows, lines=spans, slop=slop)
         known = {ln.text for ln in self.last_lines}
-        if not any(ln.text not in known and (self.cells.cells([ln.bounds]) & blip.cells).any() for ln in lines):
+        new = [ln.text not in known and (self.cells.cells([ln.bounds]) & blip.cells).any() for ln in lines]
+        if not any(new):
             return []
         self.extra_frames += 1
-        ref, ref_index, last = self.ref, self.ref_index, self.last_lines
+        ref, ref_index = self.ref, self.ref_index
         self.ref, self.ref_index = strokes, blip.index
         out = [self._fed(blip.index, tools.index.pts_of(blip.index), lines, False, "blip")]
-        if blip.end < before:  # the picture as it was before the blip: its reading and reference again
+        if blip.end < before:  # the picture as it was before the blip: its reference, the reading without it
             self.ref, self.ref_index = ref, ref_index
-            out.append(self._fed(blip.end, tools.index.pts_of(blip.end), last, True, "blip-end"))
+            rest = tuple(ln for ln, is_new in zip(lines, new) if not is_new)
+            out.append(self._fed(blip.end, tools.index.pts_of(blip.end), rest, True, "blip-end"))
         return out
 
     def _blips(self, lo: int, hi: int) -> list:
