@@ -237,6 +237,13 @@ def reading_order(boxes: np.ndarray) -> np.ndarray:
     return np.lexsort((boxes[:, 0, 0], line_of))
 
 
+def _box_size(box: np.ndarray) -> tuple[int, int]:
+    """The width and height (whole pixels, at least 1) of the quadrilateral ``box`` along its own sides."""
+    width = max(1, int(max(np.linalg.norm(box[0] - box[1]), np.linalg.norm(box[2] - box[3]))))
+    height = max(1, int(max(np.linalg.norm(box[0] - box[3]), np.linalg.norm(box[1] - box[2]))))
+    return width, height
+
+
 def crop_box(image: np.ndarray, box: np.ndarray, *, min_height: int = 1) -> np.ndarray:
     """The quadrilateral ``box`` (4 x 2, clockwise from top-left) of ``image``, warped upright and, when it is
     lower than ``min_height``, enlarged to that height in the same (bicubic) warp. Vertical text (a box at least
@@ -247,8 +254,7 @@ def crop_box(image: np.ndarray, box: np.ndarray, *, min_height: int = 1) -> np.n
     import cv2
 
     box = box.astype(np.float32)
-    width = max(1, int(max(np.linalg.norm(box[0] - box[1]), np.linalg.norm(box[2] - box[3]))))
-    height = max(1, int(max(np.linalg.norm(box[0] - box[3]), np.linalg.norm(box[1] - box[2]))))
+    width, height = _box_size(box)
     vertical = height >= _VERTICAL_RATIO * width
     scale = 1.0 if vertical else max(1.0, min_height / height)
     out_w, out_h = max(1, round(width * scale)), max(1, round(height * scale))
@@ -543,7 +549,6 @@ class RapidOcrEngine(OcrEngine):
                            det_cpu_s=det_cpu_s, rec_cpu_s=rec_cpu_s)  # fmt: skip
         return OcrBatch(tuple(results), times, crops=len(crops))
 
-
     def _read_tails(self, images: Sequence[np.ndarray], detections: Sequence[Detection], texts: list[str],
                     scores: Sequence[float]) -> None:  # fmt: skip
         """Read again, with their boxes grown to the right (``rec_tail``), the lines whose reading ends with a CJK
@@ -552,8 +557,8 @@ class RapidOcrEngine(OcrEngine):
         flat = [(n, box) for n, found in enumerate(detections) for box in found.boxes]
         todo, grown = [], []
         for k, (n, box) in enumerate(flat):
-            size = box.max(axis=0) - box.min(axis=0)
-            horizontal = size[1] < _VERTICAL_RATIO * size[0]
+            width, height = _box_size(box)
+            horizontal = height < _VERTICAL_RATIO * width  # as crop_box decides: a vertical line is not grown
             if horizontal and scores[k] >= self.options.text_score and wants_tail(texts[k]):
                 box = grown_right(box, self.options.rec_tail, images[n].shape[1])
                 todo.append((k, box))

@@ -352,9 +352,8 @@ def blips(window: Sequence[FrameChange], *, after: Sequence[FrameChange] = ()) -
     if not window:
         return []
     frames = [*window, *after]
-    shape = (window[-1].rows, window[-1].cols)
-    grids = np.stack([c.grid() if (c.rows, c.cols) == shape else np.zeros((PLANES, *shape), np.uint8)
-                      for c in frames]).astype(np.int32)  # fmt: skip
+    grids = stack(frames)
+    shape = grids.shape[2:]
     appeared, vanished = grids[:, APPEARED], grids[:, VANISHED]
     out: list[Blip] = []
     for k in range(1, len(window)):

@@ -234,7 +234,7 @@ class ChangeReader:
           sees those lines there, unchanged (:meth:`_same_between`);
         - ``blip``, ``blip-end``: a text shown on one or two frames since the last fed frame, outside the last lines
           (:func:`~flowocr.read.events.blips`), where OCR's detector alone finds a box: its frame is read, and the
-          first frame without it gets the reading before (:meth:`_read_blip`);
+          first frame without it gets that reading without the blip's new lines (:meth:`_read_blip`);
         - ``elsewhere``: a text event outside the last reading's boxes: something appeared there that the pixel
           test cannot vouch for (its strokes may not show at all);
         - ``probed``: such an event, but the pixel test sees every last line, unchanged, and OCR's detector alone
