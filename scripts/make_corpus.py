@@ -1568,7 +1568,8 @@ def check_file(plan: VideoPlan, path: Path, threads: int) -> None:
                 raise CorpusError(f"{name}: cue {i} ({cue.text!r}): {ms} ms does not select frame {frame} "
                                   "on the file's timestamps")
     proc = subprocess.run([FFMPEG, "-v", "error", "-nostdin", "-threads", str(threads), "-i", str(path),
-                           "-map", "0:v:0", "-f", "null", "-"], capture_output=True)
+                           "-map", "0:v:0", "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"],
+                          capture_output=True)  # the stream's own time base: VFR frames closer than 1/fps stay apart
     errors = proc.stderr.decode(errors="replace").strip()
     if proc.returncode or errors:
         raise CorpusError(f"{name}: decoding reports errors: {errors[-800:] or proc.returncode}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -116,6 +117,7 @@ class ChangeTest:
     outside_new: int = 60  # new stroke pixels outside the old boxes that mean new text
     vanished_share: float = 0.15  # at most this share of the old boxes' strokes left: the text is gone
     kept_new: int = 30  # new strokes outside the old boxes, kept since the last sample: new static text
+    SEES_MIN: ClassVar[int] = 8  # stroke pixels of a line (of all lines) the test can vouch for
 
     def news(self, e: PixelEvidence, *, events_outside: bool) -> bool:
         """Whether the new strokes outside the old boxes are new text: the detector saw a text event there, or
@@ -137,11 +139,11 @@ class ChangeTest:
 
     def sees_text(self, e: PixelEvidence) -> bool:
         """Whether the reference has text and its boxes hold at least ``inside_min`` stroke pixels."""
-        return e.boxed and e.ref_inside >= self.inside_min
+        return e.boxed and e.ref_inside >= self.SEES_MIN
 
     def sees_line(self, e: PixelEvidence, k: int) -> bool:
         """Whether the box of the reference's line ``k`` holds at least ``inside_min`` stroke pixels."""
-        return k < len(e.per_line) and e.per_line[k][0] >= self.inside_min
+        return k < len(e.per_line) and e.per_line[k][0] >= self.SEES_MIN
 
     def unchanged(self, e: PixelEvidence, *, spiked: bool, news: bool = True) -> bool:
         """Whether the area still shows the reference's text, so its reading can be reused: the pixel test sees no
