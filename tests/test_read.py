@@ -101,28 +101,6 @@ def test_a_line_vanishing_while_another_appears_elsewhere_on_the_same_frame_are_
     assert top.cells[1:3, 6:14].all() and not top.cells[8:].any() and not top.emptied
 
 
-def test_a_line_in_a_quiet_part_of_a_band_is_an_event_though_the_rest_of_the_band_flickers(monkeypatch):
-    # A picture animated on twos in the left of the band: its stable edges come and go in bulk every other frame,
-    # so the band's whole-width step is as big on most frames as the line's; the line stands out in its segment.
-    monkeypatch.setattr(ev, "SEGMENTS", True)  # off by default: on seed 13 it cost 0.5 OCR calls per cue
-    rng = np.random.default_rng(0)
-    window, level = [], 0
-    for i in range(1, 25):
-        diff, stable = np.zeros((ROWS, COLS), int), np.zeros((ROWS, COLS), int)
-        level = 60 * int(rng.random() < 0.5) if i % 2 else level
-        diff[8:12, :12] += 20 + rng.integers(0, 10, (4, 12))
-        stable[8:12, :12] = level + rng.integers(0, 6, (4, 12))
-        diff[9:11, 14:19] += 60 if i == 12 else 0
-        stable[9:11, 14:19] += EDGES if i > 12 else 0
-        window.append(change(i, diff, stable))
-    found = ev.events(window)
-    assert [e.index for e in found] == [12] and found[0].cells[9:11, 14:19].all()
-    spans = ev.segments(COLS)  # the whole width, then halves and quarters overlapping by half
-    assert spans[:4] == [(0, 20), (0, 10), (5, 15), (10, 20)] and all(b - a >= ev.SEGMENT_MIN for a, b in spans)
-    monkeypatch.setattr(ev, "SEGMENTS", False)
-    assert ev.events(window) == []  # measured over the whole width only, the line is lost in the flicker
-
-
 def test_a_replacement_even_by_a_much_shorter_text_is_no_band_emptied_and_a_vanishing_is():
     shorter = [(-10, 8, ROW, slice(4, 16)), (8, 99, ROW, slice(9, 11))]  # "Please take your seats now." -> "Hurry!"
     replaced = ev.events(list(scene(range(1, 20), shorter).values()))

@@ -52,13 +52,6 @@ NOISE_TIMES = 3.0  # ... and at least this many times the band's typical step ov
 NOISE_PERCENTILE = 50  # ... (this percentile of its steps)
 STEP_CELL = 3  # ... in the cells that gain, lose or dip by at least this many
 BAND_ROWS = 3  # cell rows of a band (24 aux pixels)
-# A band's step is also measured in its halves and quarters (those at least SEGMENT_MIN cells wide), so a moving
-# picture in one part of a band does not hide a line in another. Not on: dev corpus (seed 13), exact 0.890 -> 0.896,
-# CER 0.043 -> 0.036, missed 24 -> 23, but OCR calls per cue 2.62 -> 3.13 and phantoms 8 -> 9 (quarters over a
-# picture that moves now and then have a low typical step: background events).
-SEGMENTS = False
-SEGMENT_LEVELS = 2  # ... (1: halves only) ...
-SEGMENT_MIN = 4  # ... those at least this many cells wide
 EMPTIED_SHARE = 0.3  # a band that keeps less than this share of its stable edges was emptied
 REGION_MIN = 12  # excess in a text's own cells (summed over a burst) that places its start or end
 BURST_SHARE = 0.3  # a burst with less than this share of the window's biggest one in those cells is background
@@ -176,9 +169,8 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
                       for c in frames]).astype(np.float32)  # fmt: skip
     stable = grids[:, STABLE]
     n = len(frames)
-    spans = segments(shape[1])
-    band_scores: list[np.ndarray | None] = [None] * n  # per band and segment
-    band_levels: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n  # before and after, per band and segment
+    band_scores: list[np.ndarray | None] = [None] * n
+    band_levels: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n  # before and after, per band
     cells: list[np.ndarray | None] = [None] * n
     for k in range(n):
         pre, post = stable[max(0, k - STEP_FRAMES) : k], stable[k + 1 : k + 1 + STEP_FRAMES]
@@ -186,30 +178,25 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
             continue
         # Medians: a frame that differs from its neighbours alone (a dip, a flash) is no level on either side.
         b, a, c = np.median(pre, axis=0), np.median(post, axis=0), stable[k]
-        rb, ra, rc = (_segment_bands(x, spans) for x in (b, a, c))
+        rb, ra, rc = (_bands(x.sum(axis=1)) for x in (b, a, c))
         band_score = np.maximum(np.abs(ra - rb), np.minimum(ra, rb) - rc)  # a step up or down, or a dip
         band_scores[k], band_levels[k] = band_score, (rb, ra)
         cells[k] = np.maximum(np.abs(a - b), np.minimum(a, b) - c)
     first, last = len(before), len(before) + len(window)
     nb = max((len(b) for b in band_scores if b is not None), default=0)
-    raw = np.zeros((n, nb, len(spans)))  # a step's score per frame, band and segment
+    grid = np.zeros((n, nb))  # a step's score per frame and band
     for k, b in enumerate(band_scores):
         if b is not None:
-            raw[k, : len(b)] = b
+            grid[k, : len(b)] = b
     out: list[Event] = []
     r = STEP_FRAMES - 1
     # A band over a moving picture steps a little on most frames: a text event must stand out of that, NOISE_TIMES
-    # its typical step (the median over the frames here), as well as be STEP_MIN; in a segment of the band, so a
-    # moving picture in one part of it does not hide a line in another.
-    scored = raw[[k for k in range(n) if band_scores[k] is not None]]
+    # its typical step (the median over the frames here), as well as be STEP_MIN.
+    scored = grid[[k for k in range(n) if band_scores[k] is not None]]
     floor = (np.maximum(STEP_MIN, NOISE_TIMES * np.percentile(scored, NOISE_PERCENTILE, axis=0)) if len(scored)
-             else np.full(raw.shape[1:], STEP_MIN))  # fmt: skip
-    passing = np.where(raw >= floor, raw, 0.0)
-    best = passing.argmax(axis=2)  # the segment a band's step stands out most in
-    grid = np.take_along_axis(passing, best[..., None], axis=2)[..., 0]  # a step's score per frame and band
-    for k, j in zip(*np.nonzero(grid > 0)):
+             else np.full(nb, STEP_MIN))  # fmt: skip
+    for k, j in zip(*np.nonzero(grid >= floor)):
         score = grid[k, j]
-        s = best[k, j]
         # One event per change: a step shows on the frames around it too (a level is a median of STEP_FRAMES
         # frames) and on the bands that overlap its own, so an event is the strongest step within r frames and
         # BAND_ROWS - 1 bands of it (the earliest and topmost of equals). Bands apart are events of their own (a
@@ -227,18 +214,18 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
         # Placed on the frame of the step's run (the frames around it that step by half as much) where the grey
         # levels of its band moved most: the frame the text changed on (the stable edges only show a frame later).
         lo = hi = k
-        while lo - 1 >= max(0, k - STEP_FRAMES) and raw[lo - 1, j, s] >= score / 2:
+        while lo - 1 >= max(0, k - STEP_FRAMES) and grid[lo - 1, j] >= score / 2:
             lo -= 1
-        while hi + 1 < min(n, k + 1 + STEP_FRAMES) and raw[hi + 1, j, s] >= score / 2:
+        while hi + 1 < min(n, k + 1 + STEP_FRAMES) and grid[hi + 1, j] >= score / 2:
             hi += 1
         moved = (grids[lo : hi + 1, DIFF] * (mask if mask.any() else rows[:, None])).sum(axis=(1, 2))
         at = lo + int(np.argmax(moved))
         if not first <= at < last:
             continue  # an event of the context: its own window reports it
-        rb, ra = band_levels[k][0][j, s], band_levels[k][1][j, s]
-        dip = min(rb, ra) - _segment_bands(stable[at], spans)[j, s]  # on the frame of the change itself
+        rb, ra = band_levels[k]
+        dip = min(rb[j], ra[j]) - _bands(stable[at].sum(axis=1))[j]  # on the frame of the change itself
         out.append(Event(frames[at].index, float(score), mask, int(grids[at, APPEARED][mask].sum()),
-                         int(grids[at, VANISHED][mask].sum()), float(rb), float(ra), float(dip)))  # fmt: skip
+                         int(grids[at, VANISHED][mask].sum()), float(rb[j]), float(ra[j]), float(dip)))  # fmt: skip
     out.sort(key=lambda e: e.index)
     return out
 
@@ -255,25 +242,6 @@ def _rows_of(cell: np.ndarray, best: int, height: int) -> np.ndarray:
     rows = np.zeros(height, bool)
     rows[top:bottom] = True
     return rows
-
-
-def segments(cols: int) -> list[tuple[int, int]]:
-    """The column spans a band is measured in: the whole width, and (``SEGMENTS``) halves and quarters of it, each
-    overlapping its neighbours by half."""
-    out = [(0, cols)]
-    if SEGMENTS:
-        for parts in (2, 4, 8)[:SEGMENT_LEVELS]:
-            width = -(-cols // parts)
-            if width < SEGMENT_MIN or width >= cols:
-                continue
-            step = max(1, width // 2)
-            out += [(c, min(cols, c + width)) for c in range(0, cols - width + step, step) if c < cols]
-    return list(dict.fromkeys(out))
-
-
-def _segment_bands(cells: np.ndarray, spans: Sequence[tuple[int, int]]) -> np.ndarray:
-    """Per band (:func:`_bands`) and column span, the sum of ``cells``: (bands, spans)."""
-    return np.stack([_bands(cells[:, a:b].sum(axis=1)) for a, b in spans], axis=1)
 
 
 def _bands(rows: np.ndarray) -> np.ndarray:
