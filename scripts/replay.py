@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     root = cache_root(args.cache)
     outcomes = []
     all_whys: dict[str, int] = {}
-    refusals: dict[str, int] = {}  # the elsewhere reads, by why no probe vouched
+    refusals: dict[str, int] = {}  # the elsewhere and between reads, by why no probe vouched
     for name in names:
         if not (folder / f"{name}.json").exists():
             print(f"{name}: not in the corpus (the generator did not write it)", flush=True)
@@ -316,10 +316,11 @@ def main(argv: list[str] | None = None) -> int:
                 same = not record.get("reused") and record.get("texts") == last[0]
                 key = record["why"] + ("" if record.get("reused") else "*") + ("=" if same else "")
                 whys[key] = whys.get(key, 0) + 1
-                if record["why"] == "elsewhere":  # why a probe did not let it be reused
+                if record["why"] in ("elsewhere", "between"):  # why a probe did not let it be reused
                     probe = record.get("probe")
-                    why_read = f"not probed ({probe})" if isinstance(probe, str) else f"probe found {probe}"
-                    key = f"elsewhere{'=' if same else ''}: {why_read}"
+                    why_read = (f"not probed ({probe})" if isinstance(probe, str)
+                                else "not probed" if probe == -1 else f"probe found {probe}")  # fmt: skip
+                    key = f"{record['why']}{'=' if same else ''}: {why_read}"
                     refusals[key] = refusals.get(key, 0) + 1
                 last[0] = record.get("texts")
             if args.log == name:
@@ -344,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    {p.kind} {float(p.start):.2f}-{float(p.end):.2f} {p.text!r}")
     ranked = sorted(all_whys.items(), key=lambda kv: -kv[1])
     print("decisions (* = read, *= = read the texts of the reading before):", ", ".join(f"{k} {v}" for k, v in ranked))
-    print("elsewhere reads:", ", ".join(f"{k} {v}" for k, v in sorted(refusals.items(), key=lambda kv: -kv[1])))
+    ranked = sorted(refusals.items(), key=lambda kv: -kv[1])
+    print("elsewhere and between reads:", ", ".join(f"{k} {v}" for k, v in ranked))
     print("\n".join(totals_lines(totals(outcomes), outcomes)))
     cues = sum(len(o.truth) for o in outcomes)
     print(f"detection probes per cue     {PROBES[0] / max(1, cues):.2f}  (each about a fifth of an OCR call)")

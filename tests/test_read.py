@@ -303,6 +303,9 @@ def test_boxes_are_the_same_boxes_when_each_overlaps_one_of_the_others_by_half()
     assert same_boxes([(5.0, 1.0, 104.0, 21.0)], known, 0.5)
     assert not same_boxes([(5.0, 1.0, 104.0, 21.0), (0.0, 50.0, 30.0, 70.0)], known, 0.5)  # a new box
     assert not same_boxes([(0.0, 0.0, 40.0, 20.0)], known, 0.5)  # part of the line: a shorter text
+    # the line read without its last two of five characters: not the whole line at the reader's overlap
+    assert same_boxes([(0.0, 0.0, 60.0, 20.0)], known, 0.5)
+    assert not same_boxes([(0.0, 0.0, 60.0, 20.0)], known, ChangeReader.PROBE_IOU)
     assert not same_boxes([], known, 0.5) and same_boxes([], [], 0.5)
 
 
@@ -312,6 +315,15 @@ def test_an_event_on_a_line_whose_strokes_do_not_show_is_read_not_vouched_for():
     h = Harness(maps, {0: faint, 12: (line("next line"),)}, lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW)))
     h.read(0)
     assert [r.why for r in h.read(12)] == ["unvouched"]
+
+
+def test_an_event_on_a_line_of_few_stroke_pixels_is_read_though_fewer_than_inside_min_of_them_moved():
+    few = stroke_map((200, 300, 212, 309))  # 12 stroke pixels: a thin line over a mid-tone picture
+    replaced = stroke_map((200, 300, 209, 306))  # its replacement's strokes: 6 of them moved
+    h = Harness({0: few, 12: replaced}, {0: (line("light on light"),), 12: (line("next line"),)},
+                lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW)))  # fmt: skip
+    h.read(0)
+    assert [r.why for r in h.read(12)] == ["unvouched"] and [c[0] for c in h.calls] == [0, 12]
 
 
 def test_an_event_on_a_line_the_pixel_test_sees_unchanged_is_vouched_for():
@@ -364,6 +376,36 @@ def test_a_state_between_samples_whose_line_the_pixel_test_sees_unchanged_is_not
     moved = Harness({0: same, 6: stroke_map((200, 300, 300, 330)), 12: same}, {0: text}, changes)
     moved.read(0)
     assert [r.why for r in moved.read(12)][0] == "between" and [c[0] for c in moved.calls] == [0, 6, 12]
+
+
+def _between_sign_scene(boxes):
+    """A line the pixel test sees unchanged, and a text state between two samples in other rows (frames 4-8, then
+    another from 9 on: a sign, or a picture there)."""
+    text = (line("Hello there"),)
+    same = stroke_map((200, 300, 440, 330))
+    changes = lines_scene(range(1, 16), (-10, 99, ROW), (4, 9, slice(1, 3)), (9, 99, slice(1, 3)))
+    return text, Harness({0: same, 6: same, 12: same}, {0: text, 6: (*text, line("A sign", 40, 70)), 12: text},
+                         changes, boxes)  # fmt: skip
+
+
+def test_a_state_between_samples_elsewhere_whose_probe_finds_only_the_last_lines_is_fed_as_their_reading():
+    text, h = _between_sign_scene({6: ((201.0, 299.0, 441.0, 331.0),), 12: ((201.0, 299.0, 441.0, 331.0),)})
+    read_by_bands(h, 0)
+    out = h.read(12)
+    assert [(r.why, r.index, r.reused, r.lines) for r in out][0] == ("between-probed", 6, True, text)
+    assert [c[0] for c in h.calls] == [0] and [i for i, _ in h.probes][0] == 6  # probed, not read
+    rows = h.probes[0][1]  # the probe looks where the read would: the state's rows and the last lines'
+    assert any(y0 <= 40 and y1 >= 64 for y0, y1 in rows) and any(y0 <= 300 and y1 >= 330 for y0, y1 in rows)
+
+
+def test_a_state_between_samples_elsewhere_is_read_when_its_probe_finds_a_new_box_or_a_truncated_one():
+    sign = (250.0, 40.0, 380.0, 70.0)
+    for boxes in [((200.0, 300.0, 440.0, 330.0), sign), ((200.0, 300.0, 344.0, 330.0),), None]:
+        text, h = _between_sign_scene({6: boxes})
+        read_by_bands(h, 0)
+        out = h.read(12)
+        assert (out[0].why, out[0].index, out[0].reused) == ("between", 6, False), boxes
+        assert [c[0] for c in h.calls][:2] == [0, 6] and out[0].lines[-1].text == "A sign"
 
 
 def test_of_two_text_states_between_two_samples_the_first_is_read():
