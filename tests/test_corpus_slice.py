@@ -21,13 +21,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED, COUNT = 7, 8
-# Measured on this slice when the reader was last changed (README, "Reading quality"): no cue of >= 0.5 s missed,
-# no phantom, exact 0.811, boundaries within one frame 0.774, 3.95 OCR calls per cue (5.22 before one text state
-# a window was read between samples). The thresholds allow about one cue (or two boundaries) worse.
+# Measured on this slice when the reader was last changed (2026-12-04, README "Reading quality"; 37 cues, 62
+# boundaries): no cue of >= 0.5 s missed, no phantom, exact 0.811, boundaries within one frame 0.806, 3.54 OCR
+# calls per cue (3.95 before text states between samples and bursts outside the last lines were probed, 5.22
+# before one text state a window was read between samples). The thresholds allow about one cue (or two
+# boundaries) worse, and about half a call per cue more.
 MAX_PHANTOM = 1
 MIN_EXACT = 0.78
-MIN_WITHIN_1 = 0.75
-MAX_CALLS_PER_CUE = 4.5
+MIN_WITHIN_1 = 0.77
+MAX_CALLS_PER_CUE = 4.0
 
 # The corpus draws real footage from ../shared/videos when present: without it, seed 7 is another corpus, which the
 # thresholds below were not measured on.

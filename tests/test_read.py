@@ -277,6 +277,21 @@ def test_an_event_elsewhere_is_read_when_its_probe_finds_a_new_box_or_cannot_vou
         assert len(h.calls) == 2 and len(h.probes) == 1 and out[0].lines[-1].text == "A sign"
 
 
+def test_new_strokes_kept_outside_the_last_lines_leave_the_probe_to_vouch_a_change_inside_them_does_not():
+    text, box = (line("Hello there"),), ((201.0, 299.0, 441.0, 331.0),)
+    changes = lines_scene(range(1, 28), (-10, 99, ROW), (7, 99, slice(1, 3)), (16, 99, slice(1, 3)))
+    picture = stroke_map((200, 300, 440, 330), (200, 40, 440, 70))  # a picture's strokes above the line, kept
+    h = Harness({0: stroke_map((200, 300, 440, 330)), 12: picture, 24: picture}, {0: text}, changes,
+                {12: box, 24: box})  # fmt: skip
+    read_by_bands(h, 0)
+    assert [r.why for r in h.read(12) + h.read(24)] == ["probed", "probed"] and [c[0] for c in h.calls] == [0]
+    replaced = stroke_map((200, 300, 300, 330), (200, 40, 440, 70))  # and the line's strokes changed
+    h = Harness({0: stroke_map((200, 300, 440, 330)), 12: picture, 24: replaced}, {0: text}, changes,
+                {12: box, 24: box})  # fmt: skip
+    read_by_bands(h, 0)
+    assert [r.why for r in h.read(12) + h.read(24)] == ["probed", "elsewhere"] and len(h.probes) == 1
+
+
 def test_an_event_elsewhere_is_not_probed_when_a_last_line_is_one_the_pixel_test_cannot_see():
     faint = (line("light on light"),)
     changes = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))

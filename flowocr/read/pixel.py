@@ -131,14 +131,18 @@ class ChangeTest:
         """The text changed: enough moved inside the old boxes, or a burst of new strokes appeared outside them
         (with no old boxes: anywhere) and ``news`` (the change detector confirms new text there: a moving
         background also brings strokes that were not there at the last sample)."""
+        if self.changed_inside(e):
+            return True
+        burst = e.appeared_outside if e.boxed else max(e.appeared, e.vanished)
+        return news and burst >= self.outside_new
+
+    def changed_inside(self, e: PixelEvidence) -> bool:
+        """The text changed in the old boxes: enough moved inside them, or in one line's (not comparable: True)."""
         if not e.comparable:
             return True
         if e.boxed and e.moved_inside >= max(self.inside_min, self.inside_fraction * e.ref_inside):
             return True
-        if any(moved >= max(self.inside_min, self.inside_fraction * ref) for ref, moved in e.per_line):
-            return True  # one line changed, however little of all the text it is
-        burst = e.appeared_outside if e.boxed else max(e.appeared, e.vanished)
-        return news and burst >= self.outside_new
+        return any(moved >= max(self.inside_min, self.inside_fraction * ref) for ref, moved in e.per_line)
 
     def sees_text(self, e: PixelEvidence) -> bool:
         """Whether the reference has text and its boxes hold at least ``SEES_MIN`` stroke pixels."""
