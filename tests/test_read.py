@@ -292,6 +292,17 @@ def test_new_strokes_kept_outside_the_last_lines_leave_the_probe_to_vouch_a_chan
     assert [r.why for r in h.read(12) + h.read(24)] == ["probed", "elsewhere"] and len(h.probes) == 1
 
 
+def test_new_strokes_kept_outside_the_last_lines_with_no_text_event_are_probed_and_read_as_an_event_there():
+    text, sign = (line("Hello there"),), line("thin light line", 40, 58)
+    lit = stroke_map((200, 300, 440, 330), (200, 40, 227, 58))  # 54 new stroke pixels: too few for a burst
+    h = Harness({0: stroke_map((200, 300, 440, 330)), 12: lit, 24: lit}, {0: text, 24: (*text, sign)},
+                lines_scene(range(1, 28), (-10, 99, ROW)), {24: ((201.0, 299.0, 441.0, 331.0), sign.bounds)})
+    read_by_bands(h, 0)
+    assert [r.why for r in h.read(12)] == ["unchanged"]  # not kept yet: the last sample was the reference
+    out = h.read(24)
+    assert [(r.why, r.lines) for r in out] == [("elsewhere", (*text, sign))] and [c[0] for c in h.calls] == [0, 24]
+
+
 def test_an_event_elsewhere_is_not_probed_when_a_last_line_is_one_the_pixel_test_cannot_see():
     faint = (line("light on light"),)
     changes = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))

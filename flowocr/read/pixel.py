@@ -136,6 +136,10 @@ class ChangeTest:
         burst = e.appeared_outside if e.boxed else max(e.appeared, e.vanished)
         return news and burst >= self.outside_new
 
+    def kept(self, e: PixelEvidence) -> bool:
+        """Whether at least ``kept_new`` new strokes outside the old boxes were there at the last sample too."""
+        return e.comparable and e.kept_outside >= self.kept_new
+
     def changed_inside(self, e: PixelEvidence) -> bool:
         """The text changed in the old boxes: enough moved inside them, or in one line's (not comparable: True)."""
         if not e.comparable:
