@@ -125,7 +125,7 @@ class ChangeTest:
     def news(self, e: PixelEvidence, *, events_outside: bool) -> bool:
         """Whether the new strokes outside the old boxes are new text: the detector saw a text event there, or
         ``kept_new`` of them were there at the last sample too (a fade-in makes no event)."""
-        return events_outside or e.kept_outside >= self.kept_new
+        return events_outside or self.kept(e)
 
     def changed(self, e: PixelEvidence, *, news: bool = True) -> bool:
         """The text changed: enough moved inside the old boxes, or a burst of new strokes appeared outside them
@@ -138,7 +138,7 @@ class ChangeTest:
 
     def kept(self, e: PixelEvidence) -> bool:
         """Whether at least ``kept_new`` new strokes outside the old boxes were there at the last sample too."""
-        return e.comparable and e.kept_outside >= self.kept_new
+        return e.kept_outside >= self.kept_new  # none where the maps are not comparable
 
     def changed_inside(self, e: PixelEvidence) -> bool:
         """The text changed in the old boxes: enough moved inside them, or in one line's (not comparable: True)."""

@@ -156,8 +156,8 @@ class ChangeReader:
     # changed) is first probed: OCR's detector alone on the bands a read would take; when it finds exactly the
     # boxes of the last lines, nothing new came and their reading is reused (``probed``). Dev corpus (seed 13): of
     # 656 such reads, 375 read the texts of the reading before; with probes, OCR calls per cue 3.20 -> 2.39 and
-    # 1.25 probes per cue, nothing worse. Not kept: probing a text state between two samples too (2.01 calls per
-    # cue, but boundaries within one frame 0.897 -> 0.892).
+    # 1.25 probes per cue, nothing worse. Probing a text state between two samples too, tried alone then (2.01 calls
+    # per cue, but boundaries within one frame 0.897 -> 0.892), is on since with two conditions (PROBE_BETWEEN).
     # A burst of new strokes outside the last lines' boxes (kept since the last sample) does not keep the probe from
     # vouching, only a change inside them does: new text there is a box the probe finds. Before 2026-12-04 any
     # change the pixel test saw refused it; dev seed 13: calls per cue 2.14 -> 2.12, probes 1.61 -> 1.64, nothing
@@ -173,18 +173,18 @@ class ChangeReader:
     # had corrected. Not kept: probing such a state on an empty screen too (no last lines; the probe then vouches
     # when it finds no box): calls per cue 2.14 -> 2.09, probes 1.61 -> 1.80, no CPU saved.
     PROBE_BETWEEN = True
-    # Texts shown on one or two frames (no level for the events) outside the last lines are read on their frame.
     # New strokes outside the last lines' boxes, kept since the last sample (``ChangeTest.kept``) but too few for a
     # burst and with no text event there (a thin light 51 px line over footage made neither), are taken as an event
     # elsewhere: probed, then read. Dev seed 13: that line's start 55 -> 19 frames late, calls per cue 2.12 ->
     # 2.11, probes 1.64 -> 1.66, nothing else different; seed 2027: calls 2.04 -> 2.03, probes 1.62 -> 1.66.
     KEPT_NEWS = True
+    # Texts shown on one or two frames (no level for the events) outside the last lines are read on their frame.
     BLIPS = True
     MAX_BLIPS = 1  # a window
     PROBE_MIN_SCORE = 0.9  # ... and the last lines are all read at least this sure
     # A box found and a last line's box are the same box from this overlap (intersection / union). 0.5 took a line
-    # read without its last two of five characters for the whole line (0.6); dev corpus (seed 13), with the two
-    # above: 0.5 exact 0.887, 0.7 0.893 (OCR calls per cue 2.11 -> 2.14), 0.8 0.893 (2.18).
+    # read without its last two of five characters for the whole line (0.6); dev corpus (seed 13), with
+    # PROBE_BETWEEN and SEES_MIN 16: 0.5 exact 0.887, 0.7 0.893 (OCR calls per cue 2.11 -> 2.14), 0.8 0.893 (2.18).
     PROBE_IOU = 0.7
 
     def __init__(
