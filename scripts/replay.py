@@ -274,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache")
     parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
     parser.add_argument("--log", metavar="NAME", help="print the reader's decisions for this video")
+    parser.add_argument("--log-to", metavar="FILE", help="write every video's decisions to FILE (JSON lines)")
     parser.add_argument("--misses", action="store_true", help="list every cue not exact or not within a frame")
     parser.add_argument("--table", action="store_true", help="print the per-category table too")
     args = parser.parse_args(argv)
@@ -294,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
     root = cache_root(args.cache)
+    log_to = open(args.log_to, "w", encoding="utf-8") if args.log_to else None  # noqa: SIM115 (closed at the end)
     outcomes = []
     all_whys: dict[str, int] = {}
     refusals: dict[str, int] = {}  # the elsewhere and between reads, by why no probe vouched
@@ -325,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
                 last[0] = record.get("texts")
             if args.log == name:
                 print(json.dumps(record, ensure_ascii=False))
+            if log_to is not None:
+                log_to.write(json.dumps({"video": name, **record}, ensure_ascii=False) + "\n")
 
         cues, calls = replay(cache, log)
         for key, n in whys.items():
@@ -343,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
             for p in ours.preds:
                 if p.kind in ("phantom", "split"):
                     print(f"    {p.kind} {float(p.start):.2f}-{float(p.end):.2f} {p.text!r}")
+    if log_to is not None:
+        log_to.close()
     ranked = sorted(all_whys.items(), key=lambda kv: -kv[1])
     print("decisions (* = read, *= = read the texts of the reading before):", ", ".join(f"{k} {v}" for k, v in ranked))
     ranked = sorted(refusals.items(), key=lambda kv: -kv[1])

@@ -303,13 +303,25 @@ def test_new_strokes_kept_outside_the_last_lines_with_no_text_event_are_probed_a
     assert [(r.why, r.lines) for r in out] == [("elsewhere", (*text, sign))] and [c[0] for c in h.calls] == [0, 24]
 
 
-def test_an_event_elsewhere_is_not_probed_when_a_last_line_is_one_the_pixel_test_cannot_see():
+def test_an_event_elsewhere_is_probed_for_a_line_the_pixel_test_cannot_see_unless_an_event_touched_it():
     faint = (line("light on light"),)
-    changes = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))
-    h = Harness({0: stroke_map(), 12: stroke_map()}, {0: faint, 12: (line("next line"),)}, changes,
-                {12: ((200.0, 300.0, 440.0, 330.0),)})  # fmt: skip
+    box = {12: ((200.0, 300.0, 440.0, 330.0),)}
+    sign = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))  # an event elsewhere only
+    h = Harness({0: stroke_map(), 12: stroke_map()}, {0: faint, 12: (line("next line"),)}, sign, box)
+    read_by_bands(h, 0)
+    # no event in the line's cells: vouched for as a sample with no event at all is, and the probe finds its box
+    assert [(r.why, r.lines) for r in h.read(12)] == [("probed", faint)] and len(h.probes) == 1
+    both = lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW), (7, 99, slice(1, 3)))  # and one on the line
+    h = Harness({0: stroke_map(), 12: stroke_map()}, {0: faint, 12: (line("next line"),)}, both, box)
     read_by_bands(h, 0)
     assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []  # a replacement there keeps its box
+    ChangeReader.PROBE_UNSEEN = False
+    try:
+        h = Harness({0: stroke_map(), 12: stroke_map()}, {0: faint, 12: (line("next line"),)}, sign, box)
+        read_by_bands(h, 0)
+        assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []
+    finally:
+        ChangeReader.PROBE_UNSEEN = True
 
 
 def test_an_unsure_reading_or_the_first_frames_whole_area_reading_is_read_again_not_probed():
@@ -345,11 +357,21 @@ def test_an_event_on_a_line_whose_strokes_do_not_show_is_read_not_vouched_for():
 
 def test_an_event_on_a_line_of_few_stroke_pixels_is_read_though_fewer_than_inside_min_of_them_moved():
     few = stroke_map((200, 300, 212, 309))  # 12 stroke pixels: a thin line over a mid-tone picture
-    replaced = stroke_map((200, 300, 209, 306))  # its replacement's strokes: 6 of them moved
+    replaced = stroke_map((200, 300, 212, 306), (200, 306, 206, 309))  # its replacement's strokes: 2 moved
     h = Harness({0: few, 12: replaced}, {0: (line("light on light"),), 12: (line("next line"),)},
                 lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW)))  # fmt: skip
     h.read(0)
     assert [r.why for r in h.read(12)] == ["unvouched"] and [c[0] for c in h.calls] == [0, 12]
+
+
+def test_a_line_of_few_stroke_pixels_changed_when_a_share_of_them_moved_though_no_event_came():
+    few = stroke_map((200, 300, 212, 309))  # 12 stroke pixels: small text over footage makes no text event
+    steady = lines_scene(range(1, 16), (-10, 99, ROW))
+    for after, why in [(stroke_map((200, 300, 209, 306)), "changed"),  # 6 moved: a share of SMALL_SHARE
+                       (stroke_map((200, 300, 212, 306), (200, 306, 206, 309)), "unchanged")]:  # 2: noise
+        h = Harness({0: few, 12: after}, {0: (line("light on light"),), 12: (line("next line"),)}, steady)
+        h.read(0)
+        assert [r.why for r in h.read(12)] == [why]
 
 
 def test_an_event_on_a_line_the_pixel_test_sees_unchanged_is_vouched_for():
