@@ -145,6 +145,32 @@ def test_detection_alone_finds_the_boxes_a_reading_recognises_in_frame_pixels(en
     assert engine.detect([np.zeros((DEMO_H, DEMO_W, 3), np.uint8)]) == [()]
 
 
+def test_a_probe_detects_again_with_the_picture_isolated_where_a_reading_would_read_again(demo_frames) -> None:
+    from flowocr.ocr import detect
+    from flowocr.ocr.strokes import isolate
+
+    class Blind:  # a detector that finds nothing in the plain crop, one box in the isolated one
+        def __init__(self) -> None:
+            self.calls: list[int] = []
+
+        def detect(self, images):
+            self.calls.append(len(images))
+            return [()] if len(self.calls) == 1 else [((10.0, 2.0, 50.0, 12.0),)]
+
+    band = parse_area("bottom").rect(DEMO_W, DEMO_H)
+    frame = demo_frames[3.4]
+    top = isolate(frame[band.y : band.y + band.h, band.x : band.x + band.w], frame_height=DEMO_H).top
+    blind = Blind()
+    assert detect.probe_frame(blind, frame, band, [band]) == ((10.0 + band.x, 2.0 + band.y + top, 50.0 + band.x,
+                                                               12.0 + band.y + top),)  # fmt: skip
+    assert blind.calls == [1, 1]
+    detect.PROBE_ISOLATED = False
+    try:  # before: such a band could not vouch
+        assert detect.probe_frame(Blind(), frame, band, [band]) is None
+    finally:
+        detect.PROBE_ISOLATED = True
+
+
 def test_a_reading_of_what_a_probe_just_detected_takes_its_detections(engine, demo_frames) -> None:
     from flowocr.ocr.area import read_frame
     from flowocr.ocr.detect import probe_frame
