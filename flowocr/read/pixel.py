@@ -153,11 +153,10 @@ class ChangeTest:
             return True
         if e.boxed and e.moved_inside >= max(self.inside_min, self.inside_fraction * e.ref_inside):
             return True
-        if any(moved >= max(self.inside_min, self.inside_fraction * ref) for ref, moved in e.per_line):
-            return True
         small = self.SMALL_MOVED
-        return small > 0 and any(ref < self.SEES_MIN and moved >= max(small, self.SMALL_SHARE * ref)
-                                 for ref, moved in e.per_line)  # fmt: skip
+        return any(moved >= max(self.inside_min, self.inside_fraction * ref)
+                   or (small > 0 and ref < self.SEES_MIN and moved >= max(small, self.SMALL_SHARE * ref))
+                   for ref, moved in e.per_line)  # fmt: skip
 
     def sees_text(self, e: PixelEvidence) -> bool:
         """Whether the reference has text and its boxes hold at least ``SEES_MIN`` stroke pixels."""

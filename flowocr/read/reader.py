@@ -311,12 +311,14 @@ class ChangeReader:
             if isinstance(a, Blip):
                 out += self._read_blip(a, extra, strokes, spans, before=frame.index)
                 continue
-            if self._same_between(strokes, a):
+            # the pixel test of the state against the last reading, once for both checks below
+            known = bool(self.last_lines) and self.ref is not None
+            evidence = measure(strokes, self.ref, self.last_lines, tools.origin) if known else None
+            if evidence is not None and self._same_between(evidence, a):
                 continue
             brought = np.logical_or.reduce([e.cells for e in found if not e.emptied])
             rows = self.cells.rows(brought, grow=1)
-            if self.PROBE_BETWEEN and self.last_lines and self.ref is not None:
-                evidence = measure(strokes, self.ref, self.last_lines, tools.origin)
+            if self.PROBE_BETWEEN and evidence is not None:
                 if self._probe_vouches(extra, strokes, evidence, self._unvouched(evidence, found), rows, spans):
                     # still the last reading there: fed as such, so a cue's start or end is not sought before it
                     out.append(self._fed(mid, tools.index.pts_of(mid), self.last_lines, True, "between-probed"))
@@ -404,15 +406,12 @@ class ChangeReader:
         a little out of its box."""
         return self.cells.cells((line.bounds for line in self.last_lines), margin=1)
 
-    def _same_between(self, strokes: Strokes, a) -> bool:
+    def _same_between(self, evidence, a) -> bool:
         """Whether a text state between two samples, which began with event ``a``, still shows the last reading,
-        by the rule a sample follows: ``a`` lies in the last lines' cells, the pixel test sees every line and no
-        change."""
-        if not self.last_lines or self.ref is None:
-            return False
+        by the rule a sample follows: ``a`` lies in the last lines' cells, the pixel test (``evidence``, of the state
+        against the last reading) sees every line and no change."""
         if (a.cells & ~self._line_cells()).any():
             return False
-        evidence = measure(strokes, self.ref, self.last_lines, self.tools.origin)
         test = self.test
         if not all(test.sees_line(evidence, k) for k in range(len(self.last_lines))):
             return False
