@@ -127,6 +127,69 @@ def test_a_fade_is_placed_where_half_of_its_change_is_done():
     assert ev.appeared_at(window, region) == 8
 
 
+def fade_scene(frames: range, first: int, fade: int, *, up: bool, moving: int = 0, cut: bool = False):
+    """A line in ROW, cols 4-16, fading in (``up``) or out over ``fade`` frames from ``first``: its cells' grey levels
+    move by the same amount on each of those frames and its stable edges pass between their two levels as it fades,
+    half of them moving too much to be still (``cut``: it appears or vanishes at once on ``first``, its grey levels
+    and edges move on that frame alone)."""
+    rng = np.random.default_rng(1)
+    out = {}
+    for i in frames:
+        diff = np.zeros((ROWS, COLS), int)
+        if moving:
+            diff += moving + rng.integers(-moving // 3, moving // 3 + 1, (ROWS, COLS))
+        share = 1.0 if cut and i >= first else min(1.0, max(0.0, (i - first + 1) / fade))
+        alpha = share if up else 1 - share
+        fading = (first <= i < first + fade) if not cut else i == first
+        stable = np.zeros((ROWS, COLS), int)
+        stable[ROW, 4:16] = round(EDGES * alpha * (0.5 if fading else 1))  # the moving half of its edges is no still
+        if fading:
+            diff[ROW, 4:16] += 60 // (1 if cut else fade)
+        out[i] = change(i, diff, stable)
+    return list(out.values())
+
+
+def test_a_fading_text_is_placed_on_its_first_half_opaque_frame_and_a_cut_is_not_moved():
+    region = np.zeros((ROWS, COLS), bool)
+    region[ROW, 4:16] = True
+    # alpha 1/6 .. 6/6 on frames 6-11: half opaque from 8 (3/6); fading out, 5/6 .. 0, less than half from 9 (2/6):
+    # where half the grey-level movement of the fade is done, and where more than half is
+    window = fade_scene(range(1, 21), 6, 6, up=True)
+    placed = ev.stable_step_at(window, region, up=True)
+    assert placed is not None and placed >= 9  # the edges settle at the end of the fade
+    assert ev.faded_at(window, region, placed, up=True) == 8
+    window = fade_scene(range(1, 21), 6, 6, up=False)
+    placed = ev.stable_step_at(window, region, up=False)
+    assert placed is not None and placed <= 7
+    assert ev.faded_at(window, region, placed, up=False) == 9
+    # a line that appears at once is no fade, nor is a fade that the window cuts (its start before the window)
+    window = fade_scene(range(1, 21), 6, 1, up=True, cut=True)
+    assert ev.faded_at(window, region, ev.stable_step_at(window, region, up=True), up=True) is None
+    window = fade_scene(range(8, 21), 6, 6, up=True)
+    assert ev.faded_at(window, region, ev.stable_step_at(window, region, up=True), up=True) is None
+    # over a picture that moves the cells as much as the fade does, no run of the text's own stands out
+    window = fade_scene(range(1, 21), 6, 6, up=True, moving=60)
+    assert ev.faded_at(window, region, ev.stable_step_at(window, region, up=True), up=True) is None
+    # the picture moved in the text's cells on the frames before it came at once (a run of movement ending in a cut,
+    # the edges passing between their levels on its frames): no fade
+    cut = fade_scene(range(1, 21), 10, 1, up=True, cut=True)
+    window = []
+    for c in cut:
+        grid = c.grid().copy()
+        if 4 <= c.index < 10:
+            grid[DIFF][ROW, 4:16] = 15
+            grid[STABLE][ROW, 4:16] = EDGES // 2
+        window.append(FrameChange(c.index, 0, 0, 0, grid.tobytes(), ROWS, COLS))
+    placed = ev.stable_step_at(window, region, up=True)
+    assert placed is not None and ev.faded_at(window, region, placed, up=True) is None
+    ev_peak = ev.FADE_PEAK
+    try:  # what the rule stops: without it, the run's half is placed among the picture's frames
+        ev.FADE_PEAK = 100.0
+        assert ev.faded_at(window, region, placed, up=True) not in (None, 10)
+    finally:
+        ev.FADE_PEAK = ev_peak
+
+
 def test_a_level_change_is_the_best_two_level_fit_with_its_sign():
     series = np.array([3, 5, 4, 2, 40, 38, 45, 41, 39], float)
     assert ev.level_change(series, up=True) == 4
@@ -505,6 +568,26 @@ def test_a_cue_is_refined_to_its_stable_edges_where_the_picture_moves_most_after
         placed[on] = (refined.start_index, refined.end_index)
     assert placed[True] == (7, 30)
     assert placed[False] != (7, 30)  # the grey-level placement alone takes the picture's move
+
+
+def test_a_cue_is_sought_back_past_fed_frames_the_pixel_test_alone_vouched_for_when_nothing_came_after_them():
+    # fed frames 0, 12, 24, 36, 48, 60: the line came on 15 and went on 40; 24 and 48 reused a reading (a sign
+    # elsewhere) on the pixel test's word alone, so the line was first read on 36 and last on 48
+    cue = Cue(Fraction(36, 25), Fraction(60, 25), "Hello there", (200.0, 300.0, 440.0, 330.0), 0.95, 0, 36, 60)
+    changes = lines_scene(range(1, 70), (15, 40, ROW))
+    placed = {}
+    for assumed in ((), (24, 48)):
+        h = Harness({}, {}, changes)
+        h.reader.fed, h.reader.assumed = [0, 12, 24, 36, 48, 60], set(assumed)
+        refined = h.reader.refine(cue)
+        placed[assumed] = (refined.start_index, refined.end_index)
+    assert placed[(24, 48)] == (15, 40)
+    assert placed[()] == (36, 60)  # nothing changed in its cells between the fed frames around its readings
+    # a change there is where it came: no further back (a text before it in the same cells came earlier)
+    changes = lines_scene(range(1, 70), (15, 30, ROW), (31, 52, ROW))
+    h = Harness({}, {}, changes)
+    h.reader.fed, h.reader.assumed = [0, 12, 24, 36, 48, 60], {24, 48}
+    assert h.reader.refine(cue).start_index == 31
 
 
 def strokes_change(index: int, appeared=None, vanished=None, moving: int = 2) -> FrameChange:

@@ -152,6 +152,20 @@ class ChangeReader:
     # 0.851/0.908/0.938; nothing else changed. Not kept: a fade's half-way point (the half mass of the grey-level
     # burst up to that change), seed 13 0.807/0.887/0.912.
     PLACE_ON_STABLE = True
+    # A fading text's start and end on its first and last half-opaque frames (events.faded_at), where the stable
+    # edges put them at the end of a fade-in and the start of a fade-out. A fade often straddles a fed frame (a
+    # sample shows the text half faded): its run is sought in the CONTEXT frames around the window too. Dev seed 13,
+    # within 0/1/2 frames: 0.824/0.904/0.927 -> 0.859/0.935/0.942 (a first version within the window alone:
+    # 0.834/0.909/0.927); seed 11: 0.850/0.909/0.938 -> 0.861/0.917/0.942; nothing else changed.
+    PLACE_FADES = True
+    # Where nothing in a cue's cells says it came between the fed frame before its first reading and that reading
+    # (went between its last reading and the next fed frame), and that fed frame reused a reading on the pixel test's
+    # word alone (``unchanged``: a thin or light line over a picture can come or go unseen), it is sought back to the
+    # last fed frame whose reading was looked at (:meth:`_verified`). Dev seed 13: two starts 19-20 frames late placed
+    # on their frame (within 1 frame 0.935 -> 0.938), nothing else changed; seeking back whenever the frame before
+    # was assumed, not only when nothing came after it, placed three starts of replacements 27-32 frames early (a
+    # level change of the stable edges found in the noise of the text before); seed 11 and 2027 unchanged.
+    PAST_ASSUMED = True
     # A text event outside the last lines that the pixel test does not confirm (the last lines all seen, none
     # changed) is first probed: OCR's detector alone on the bands a read would take; when it finds exactly the
     # boxes of the last lines, nothing new came and their reading is reused (``probed``). Dev corpus (seed 13): of
@@ -208,6 +222,9 @@ class ChangeReader:
         self.ref_index: int | None = None  # the frame whose strokes are ``ref``
         self.after = -1  # a resumed run skips the main frames up to its checkpoint
         self.fed: list[int] = []  # indices fed to the cue builder, in order
+        #: fed frames whose (non-empty) reading was reused on the pixel test's word alone (``unchanged``): a text may
+        #: have come or gone there unseen (:meth:`_verified`)
+        self.assumed: set[int] = set()
         self.last_lines: Lines = ()
         self.previous_map: Strokes | None = None  # the stroke map of the last sample fed
         self.extra_frames = 0
@@ -220,7 +237,8 @@ class ChangeReader:
     @property
     def event_buffer_length(self) -> int | None:
         """How many fed frames back :meth:`refine` may move a cue's start: to the fed frame before its first
-        reading, however long ago that was (None: unbounded; the cue builder holds a cue open that long)."""
+        reading, or the last one before it that was looked at (:meth:`_verified`), and ``CONTEXT`` frames before
+        that for a fade, however long ago that was (None: unbounded; the cue builder holds a cue open that long)."""
         return None
 
     def resume(self, frame: int, ref_index: int | None) -> None:
@@ -239,9 +257,10 @@ class ChangeReader:
         detector's changes up to the fed frame before it can go."""
         if self.forget is None or not self.fed:
             return
-        pos = bisect_left(self.fed, self.fed[-1] if index is None else index)
+        pos = self._verified(bisect_left(self.fed, self.fed[-1] if index is None else index))
         keep = self.fed[max(0, pos - 1)]
         del self.fed[: max(0, pos - 1)]
+        self.assumed = {i for i in self.assumed if i >= keep}
         self.forget(keep + 1 - CONTEXT)  # a window's events look at the frames just before it too
 
     def _window(self, lo: int, hi: int) -> list[FrameChange]:
@@ -476,6 +495,8 @@ class ChangeReader:
     def _fed(self, index: int, pts: int, lines: Lines, reused: bool, why: str, now=None, evidence=None,
              peaks=None) -> Reading:  # fmt: skip
         self.fed.append(index)
+        if why == "unchanged" and lines:
+            self.assumed.add(index)
         self.last_lines = lines
         if not reused:
             self.last_read = why
@@ -493,52 +514,93 @@ class ChangeReader:
         grey-level change in its cells
         (:func:`~flowocr.read.events.appeared_at`, :func:`~flowocr.read.events.vanished_at`). Once one of them says
         the text changed there, the frame is where the stable edges of the cue's own cells change level
-        (:func:`~flowocr.read.events.stable_step_at`)."""
-        from flowocr.read.events import STEP_MIN, appeared_at, stable_step_at, vanished_at
-
+        (:func:`~flowocr.read.events.stable_step_at`), or where it was half opaque when it faded there
+        (:func:`~flowocr.read.events.faded_at`). Where nothing says it changed between the fed frames around its
+        first (last) reading, and the one before was a reading the pixel test alone vouched for, it is sought back to
+        the last fed frame looked at (:meth:`_verified`)."""
         index = self.tools.index
         region = self.cells.cells([cue.box])
         start_index, end_index = cue.start_index, cue.end_index
         pos = bisect_left(self.fed, start_index)
-        if pos > 0:
-            lo = self.fed[pos - 1]
-            mine = [e for e in self._events(lo, start_index) if (e.cells & region).any() and not e.emptied]
-            strongest = max(mine, key=lambda e: e.strength, default=None)
-            window = self._window(lo, start_index)
-            found = strongest.index if strongest else appeared_at(window, region)
-            if found is not None and self.PLACE_ON_STABLE:
-                level = stable_step_at(window, region, up=True)
-                found = found if level is None else level
-            start_index = start_index if found is None else found
+        for back in dict.fromkeys((pos, self._verified(pos))) if pos > 0 else ():
+            found = self._appeared(self.fed[back - 1], start_index, region)
+            if found is not None:
+                start_index = found
+                break
         pos = bisect_left(self.fed, end_index)
         if pos > 0:
             # Lasting to the end of the stream, the text may still vanish after the last sample.
-            lo, hi = self.fed[pos - 1], min(end_index, len(index) - 1)
-            # Its end is a band emptied or a replacement (a dip); a step up there is the next text, after a gap.
-            mine = [e for e in self._events(lo, hi) if (e.cells & region).any() and (e.emptied or e.dip >= STEP_MIN)]
-            window = self._window(lo, hi)
-            if mine:
-                found = max(mine, key=lambda e: e.strength).index
-            elif end_index == len(index):
-                found = None  # no later sample says it ended: only a text event there counts
-            else:
-                found = vanished_at(window, region)
-            if found is not None and self.PLACE_ON_STABLE:
-                level = stable_step_at(window, region, up=False)
-                found = found if level is None else level
-            end_index = end_index if found is None else found
+            hi = min(end_index, len(index) - 1)
+            for back in dict.fromkeys((pos, self._verified(pos, after=cue.start_index))):
+                found = self._vanished(self.fed[back - 1], hi, region, last=end_index == len(index))
+                if found is not None:
+                    end_index = found
+                    break
         start = index.seconds(start_index)
         end = index.seconds(end_index) if end_index < len(index) else cue.end
         if end <= start:
             return cue
         return replace(cue, start=start, end=end, start_index=start_index, end_index=end_index)
 
+    def _appeared(self, lo: int, hi: int, region: np.ndarray) -> int | None:
+        """Where a text whose cells are ``region``, first read on frame ``hi``, appeared after fed frame ``lo``
+        (:meth:`refine`); None when nothing there says it did."""
+        from flowocr.read.events import appeared_at, faded_at, stable_step_at
+
+        mine = [e for e in self._events(lo, hi) if (e.cells & region).any() and not e.emptied]
+        strongest = max(mine, key=lambda e: e.strength, default=None)
+        window = self._window(lo, hi)
+        found = strongest.index if strongest else appeared_at(window, region)
+        if found is not None and self.PLACE_ON_STABLE:
+            level = stable_step_at(window, region, up=True)
+            found = found if level is None else level
+            if self.PLACE_FADES:
+                fade = faded_at(window, region, found, up=True, **self._context(lo, hi))
+                found = found if fade is None else fade
+        return found
+
+    def _vanished(self, lo: int, hi: int, region: np.ndarray, *, last: bool) -> int | None:
+        """Where a text whose cells are ``region``, last read on fed frame ``lo``, vanished by frame ``hi``
+        (:meth:`refine`; ``last``: it lasted to the end of the stream); None when nothing there says it did."""
+        from flowocr.read.events import STEP_MIN, faded_at, stable_step_at, vanished_at
+
+        # Its end is a band emptied or a replacement (a dip); a step up there is the next text, after a gap.
+        mine = [e for e in self._events(lo, hi) if (e.cells & region).any() and (e.emptied or e.dip >= STEP_MIN)]
+        window = self._window(lo, hi)
+        if mine:
+            found = max(mine, key=lambda e: e.strength).index
+        elif last:
+            found = None  # no later sample says it ended: only a text event there counts
+        else:
+            found = vanished_at(window, region)
+        if found is not None and self.PLACE_ON_STABLE:
+            level = stable_step_at(window, region, up=False)
+            found = found if level is None else level
+            if self.PLACE_FADES:
+                fade = faded_at(window, region, found, up=False, **self._context(lo, hi))
+                found = found if fade is None else fade
+        return found
+
+    def _verified(self, pos: int, *, after: int = -1) -> int:
+        """``pos``, a position in ``fed``, moved back over the fed frames before it whose reading was assumed
+        (:attr:`assumed`; not past frame ``after``): a cue's start or end is sought after the last fed frame whose
+        reading was looked at (OCR, a probe, an emptied screen), not one the pixel test alone vouched for."""
+        if not self.PAST_ASSUMED:
+            return pos
+        while pos > 1 and self.fed[pos - 1] in self.assumed and self.fed[pos - 1] > after:
+            pos -= 1
+        return pos
+
+    def _context(self, lo: int, hi: int) -> dict:
+        """The detector's changes of ``CONTEXT`` frames on each side of frames (lo, hi], as ``before`` and
+        ``after``."""
+        return {"before": self._window(lo - CONTEXT, lo), "after": self._window(hi, hi + CONTEXT)}
+
     def _events(self, lo: int, hi: int) -> list:
         """The text events of frames (lo, hi], decided with their context (as :meth:`read` decides them)."""
         from flowocr.read.events import events
 
-        return events(self._window(lo, hi), before=self._window(lo - CONTEXT, lo),
-                      after=self._window(hi, hi + CONTEXT))  # fmt: skip
+        return events(self._window(lo, hi), **self._context(lo, hi))
 
 
 def same_boxes(found, known, min_iou: float) -> bool:
