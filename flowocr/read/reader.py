@@ -545,40 +545,42 @@ class ChangeReader:
     def _appeared(self, lo: int, hi: int, region: np.ndarray) -> int | None:
         """Where a text whose cells are ``region``, first read on frame ``hi``, appeared after fed frame ``lo``
         (:meth:`refine`); None when nothing there says it did."""
-        from flowocr.read.events import appeared_at, faded_at, stable_step_at
+        from flowocr.read.events import appeared_at
 
         mine = [e for e in self._events(lo, hi) if (e.cells & region).any() and not e.emptied]
         strongest = max(mine, key=lambda e: e.strength, default=None)
-        window = self._window(lo, hi)
-        found = strongest.index if strongest else appeared_at(window, region)
-        if found is not None and self.PLACE_ON_STABLE:
-            level = stable_step_at(window, region, up=True)
-            found = found if level is None else level
-            if self.PLACE_FADES:
-                fade = faded_at(window, region, found, up=True, **self._context(lo, hi))
-                found = found if fade is None else fade
-        return found
+        found = strongest.index if strongest else appeared_at(self._window(lo, hi), region)
+        return self._placed(found, lo, hi, region, up=True)
 
     def _vanished(self, lo: int, hi: int, region: np.ndarray, *, last: bool) -> int | None:
         """Where a text whose cells are ``region``, last read on fed frame ``lo``, vanished by frame ``hi``
         (:meth:`refine`; ``last``: it lasted to the end of the stream); None when nothing there says it did."""
-        from flowocr.read.events import STEP_MIN, faded_at, stable_step_at, vanished_at
+        from flowocr.read.events import STEP_MIN, vanished_at
 
         # Its end is a band emptied or a replacement (a dip); a step up there is the next text, after a gap.
         mine = [e for e in self._events(lo, hi) if (e.cells & region).any() and (e.emptied or e.dip >= STEP_MIN)]
-        window = self._window(lo, hi)
         if mine:
             found = max(mine, key=lambda e: e.strength).index
         elif last:
             found = None  # no later sample says it ended: only a text event there counts
         else:
-            found = vanished_at(window, region)
-        if found is not None and self.PLACE_ON_STABLE:
-            level = stable_step_at(window, region, up=False)
-            found = found if level is None else level
-            if self.PLACE_FADES:
-                fade = faded_at(window, region, found, up=False, **self._context(lo, hi))
-                found = found if fade is None else fade
+            found = vanished_at(self._window(lo, hi), region)
+        return self._placed(found, lo, hi, region, up=False)
+
+    def _placed(self, found: int | None, lo: int, hi: int, region: np.ndarray, *, up: bool) -> int | None:
+        """Once ``found`` (an event or a burst in frames (lo, hi]) says a text whose cells are ``region`` appeared
+        (``up``) or vanished there: the frame where its cells' stable edges change level, or where it was half
+        opaque when it faded there."""
+        from flowocr.read.events import faded_at, stable_step_at
+
+        if found is None or not self.PLACE_ON_STABLE:
+            return found
+        window = self._window(lo, hi)
+        level = stable_step_at(window, region, up=up)
+        found = found if level is None else level
+        if self.PLACE_FADES:
+            fade = faded_at(window, region, found, up=up, **self._context(lo, hi))
+            found = found if fade is None else fade
         return found
 
     def _verified(self, pos: int, *, after: int = -1) -> int:
