@@ -590,6 +590,25 @@ def test_a_cue_is_sought_back_past_fed_frames_the_pixel_test_alone_vouched_for_w
     assert h.reader.refine(cue).start_index == 31
 
 
+def test_a_replacement_first_read_on_its_own_frame_is_placed_with_the_frames_after_it():
+    # 'Hello' until 20, then 'World' in the same cells, read on 20 itself (fed frames 0, 12, 20, 32): the window
+    # (12, 20] holds the old line's edges and the dip of the change alone, where a stray frame of fewer edges (13)
+    # makes the best up-fit; the frames after it hold the new line's level
+    cue = Cue(Fraction(20, 25), Fraction(32, 25), "World", (200.0, 300.0, 440.0, 330.0), 0.95, 0, 20, 32)
+    changes = lines_scene(range(1, 60), (0, 20, ROW), (20, 60, ROW))
+    for i, edges in [(13, EDGES // 2)] + [(i, 2 * EDGES) for i in range(21, 60)]:  # the new line is denser
+        grid = changes[i].grid().copy()
+        grid[STABLE][ROW, 5:15] = edges
+        changes[i] = FrameChange(i, 0, 0, 0, grid.tobytes(), ROWS, COLS)
+    placed = {}
+    for on in (True, False):
+        h = Harness({}, {}, changes)
+        h.reader.fed = [0, 12, 20, 32]
+        h.reader.LEVEL_CONTEXT = on
+        placed[on] = h.reader.refine(cue).start_index
+    assert placed == {True: 20, False: 13}
+
+
 def strokes_change(index: int, appeared=None, vanished=None, moving: int = 2) -> FrameChange:
     """A detector result of a still picture (grey levels moving by ``moving``) where stroke pixels appeared
     and vanished in the cells given (``[(rows, cols, pixels)]``)."""
