@@ -149,7 +149,7 @@ def fade_scene(frames: range, first: int, fade: int, *, up: bool, moving: int = 
     return list(out.values())
 
 
-def test_a_fading_text_is_placed_on_its_first_half_opaque_frame_and_a_cut_is_not_moved():
+def test_a_fading_text_is_placed_on_its_first_half_opaque_frame_and_a_cut_is_not_moved(monkeypatch):
     region = np.zeros((ROWS, COLS), bool)
     region[ROW, 4:16] = True
     # alpha 1/6 .. 6/6 on frames 6-11: half opaque from 8 (3/6); fading out, 5/6 .. 0, less than half from 9 (2/6):
@@ -182,12 +182,9 @@ def test_a_fading_text_is_placed_on_its_first_half_opaque_frame_and_a_cut_is_not
         window.append(FrameChange(c.index, 0, 0, 0, grid.tobytes(), ROWS, COLS))
     placed = ev.stable_step_at(window, region, up=True)
     assert placed is not None and ev.faded_at(window, region, placed, up=True) is None
-    ev_peak = ev.FADE_PEAK
-    try:  # what the rule stops: without it, the run's half is placed among the picture's frames
-        ev.FADE_PEAK = 100.0
-        assert ev.faded_at(window, region, placed, up=True) not in (None, 10)
-    finally:
-        ev.FADE_PEAK = ev_peak
+    # what the rule stops: without it, the run's half is placed among the picture's frames
+    monkeypatch.setattr(ev, "FADE_PEAK", 100.0)
+    assert ev.faded_at(window, region, placed, up=True) not in (None, 10)
 
 
 def test_a_level_change_is_the_best_two_level_fit_with_its_sign():

@@ -582,9 +582,8 @@ class ChangeReader:
 
         if found is None or not self.PLACE_ON_STABLE:
             return found
-        window = self._window(lo, hi)
+        window, context = self._window(lo, hi), self._context(lo, hi)
         if self.LEVEL_CONTEXT:
-            context = self._context(lo, hi)
             seen = [*window, *context["after"]] if up else [*context["before"], *window]
             level = stable_step_at(seen, region, up=up)
             if level is not None and not lo < level <= hi:
@@ -593,7 +592,7 @@ class ChangeReader:
             level = stable_step_at(window, region, up=up)
         found = found if level is None else level
         if self.PLACE_FADES:
-            fade = faded_at(window, region, found, up=up, **self._context(lo, hi))
+            fade = faded_at(window, region, found, up=up, **context)
             found = found if fade is None else fade
         return found
 
