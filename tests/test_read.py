@@ -645,6 +645,12 @@ def test_a_text_shown_on_one_or_two_frames_is_a_blip_a_moving_picture_or_a_flash
     tail = blip_scene(range(1, 20), {11: 2})
     assert ev.blips([tail[i] for i in range(1, 13)]) == []
     assert [b.index for b in ev.blips([tail[i] for i in range(1, 13)], after=[tail[i] for i in range(13, 20)])] == [11]
+    # a blip on the window's first frame is found with the frame before it (the fed frame), which is quiet
+    head = blip_scene(range(1, 20), {7: 1})
+    assert ev.blips([head[i] for i in range(7, 19)]) == []
+    assert [b.index for b in ev.blips([head[i] for i in range(7, 19)], before=[head[i] for i in range(1, 7)])] == [7]
+    busy_before = [strokes_change(6, appeared=[(slice(1, 3), slice(5, 15), 4)])]
+    assert ev.blips([head[i] for i in range(7, 19)], before=busy_before) == []
 
 
 def test_a_text_shown_on_one_frame_between_samples_is_read_on_its_frame_and_ends_on_the_next():

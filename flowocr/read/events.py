@@ -414,21 +414,25 @@ class Blip:
     cells: np.ndarray  # rows x cols boolean
 
 
-def blips(window: Sequence[FrameChange], *, after: Sequence[FrameChange] = ()) -> list[Blip]:
+def blips(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
+          after: Sequence[FrameChange] = ()) -> list[Blip]:  # fmt: skip
     """Texts shown on at most ``BLIP_MAX_FRAMES`` frames of the window: stroke pixels (``BLIP_MIN`` or more) appear
     in some cells on one frame and about as many vanish there again within ``BLIP_MAX_FRAMES`` frames, while those
     cells gain and lose few strokes on the frame before and the frame after (a moving picture's strokes come and go
     on every frame), within a few rows (``BLIP_ROWS_SHARE``: a flash or a cut changes the whole picture). Such a
-    text has no level for :func:`events` (a median of three frames skips it). ``after``: the detector's changes
-    just after the window, where a blip near its end vanishes."""
+    text has no level for :func:`events` (a median of three frames skips it). ``before`` and ``after``: the
+    detector's changes just before the window (its last frame is the one before a blip on the window's first frame,
+    which must be quiet) and just after it (where a blip near its end vanishes)."""
     if not window:
         return []
-    frames = [*window, *after]
+    head = list(before[-1:])
+    frames = [*head, *window, *after]
     grids = stack(frames)
     shape = grids.shape[2:]
     appeared, vanished = grids[:, APPEARED], grids[:, VANISHED]
     out: list[Blip] = []
-    for k in range(1, len(window)):
+    last = 0
+    for k in range(1, len(head) + len(window)):
         cells = appeared[k] > 0
         total = int(appeared[k].sum())
         if total < BLIP_MIN:
@@ -448,9 +452,10 @@ def blips(window: Sequence[FrameChange], *, after: Sequence[FrameChange] = ()) -
             around += appeared[k + 1][area].sum() + vanished[k + 1][area].sum()
         if around > BLIP_QUIET * total:
             continue
-        if out and k - (out[-1].index - window[0].index) <= BLIP_MAX_FRAMES:
+        if out and k - last <= BLIP_MAX_FRAMES:
             continue
-        out.append(Blip(window[k].index, frames[k + lasting].index, area))
+        out.append(Blip(frames[k].index, frames[k + lasting].index, area))
+        last = k
     return out
 
 

@@ -476,7 +476,7 @@ class ChangeReader:
         """Texts shown on one or two frames of (lo, hi] (:func:`~flowocr.read.events.blips`)."""
         from flowocr.read.events import blips
 
-        return blips(self._window(lo, hi), after=self._window(hi, hi + CONTEXT))
+        return blips(self._window(lo, hi), **self._context(lo, hi))
 
     def _states_between(self, found: list) -> list[tuple[int, object]]:
         """The text states inside a window worth reading: after each event that brought something (not a band
