@@ -526,9 +526,29 @@ def test_of_two_text_states_between_two_samples_the_first_is_read():
     assert [(r.why, r.index) for r in out][0] == ("between", 6) and [c[0] for c in h.calls] == [0, 6, 18]
 
 
-def test_events_closer_than_a_text_state_are_one_transition():
+def test_events_closer_than_a_text_state_are_no_state_between_but_a_short_one_read_where_it_shows_a_text():
     maps = {0: stroke_map(), 12: stroke_map()}
-    h = Harness(maps, {12: (line("Next"),)}, lines_scene(range(1, 16), (4, 6, ROW), (6, 99, ROW)))
+    changes = lines_scene(range(1, 16), (4, 6, ROW), (6, 99, ROW))  # a text on frames 4-5, another from 6
+    wait, after = (line("Wait"),), (line("Next"),)
+    # without probes a short state is read on its first frame (it lasts two), and what followed it is read
+    h = Harness(maps, {4: wait, 12: after}, changes)
+    h.read(0)
+    assert [(r.index, r.why, r.lines) for r in h.read(12)] == [(4, "short", wait), (12, "after-short", after)]
+    assert h.fetched == [4] and [i for i, _ in h.calls] == [0, 4, 12]
+    cue = Cue(Fraction(4, 25), Fraction(12, 25), "Wait", line("Wait").bounds, 0.95, 0, 4, 12)
+    assert (h.reader.refine(cue).start_index, h.reader.refine(cue).end_index) == (4, 6)  # its own two changes
+    # OCR's detector alone finds no box there first: the change was a picture's, nothing is read
+    h = Harness(maps, {4: wait, 12: after}, changes, boxes={4: ()})
+    h.read(0)
+    assert [r.why for r in h.read(12)] == ["elsewhere"] and [i for i, _ in h.calls] == [0, 12]
+    assert [i for i, _ in h.probes] == [4] and h.fetched == [4]
+    # the state read shows nothing the last reading lacks: nothing is fed for it
+    h = Harness(maps, {12: after}, changes)
+    h.read(0)
+    assert [r.why for r in h.read(12)] == ["elsewhere"] and [i for i, _ in h.calls] == [0, 4, 12]
+    # turned off, the two changes are one transition
+    h = Harness(maps, {4: wait, 12: after}, changes)
+    h.reader.SHORTS = False
     h.read(0)
     assert [r.why for r in h.read(12)] == ["elsewhere"] and h.fetched == []
 
@@ -651,6 +671,27 @@ def test_a_text_shown_on_one_or_two_frames_is_a_blip_a_moving_picture_or_a_flash
     assert [b.index for b in ev.blips([head[i] for i in range(7, 19)], before=[head[i] for i in range(1, 7)])] == [7]
     busy_before = [strokes_change(6, appeared=[(slice(1, 3), slice(5, 15), 4)])]
     assert ev.blips([head[i] for i in range(7, 19)], before=busy_before) == []
+
+
+def test_a_text_shown_for_one_to_four_frames_in_the_place_of_others_is_a_short_state():
+    def states(texts, **kw):
+        frames = list(scene(range(1, 30), texts, **kw).values())
+        return [(s.index, s.end) for s in ev.short_states(frames[5:20], before=frames[:5], after=frames[20:])]
+
+    row = (slice(9, 11), slice(5, 15))
+    for length in (1, 2, 4):  # replaced in place, over a moving picture too
+        assert states([(-10, 10, *row), (10, 10 + length, *row), (10 + length, 99, *row)], moving=4) == [
+            (10, 10 + length)]  # fmt: skip
+    assert states([(10, 12, *row)]) == [(10, 12)]  # on an empty screen
+    assert states([(-10, 10, *row), (10, 15, *row), (15, 99, *row)]) == []  # five frames: a state with a level
+    assert states([(-10, 10, *row), (10, 99, *row)]) == []  # a plain replacement
+    assert states([(10, 12, *row, 3)]) == []  # a fade moves its cells on every frame
+    assert states([], cut=10) == states([], cut=10, moving=3) == []  # a shot cut: the whole picture
+    full = (slice(0, 12), slice(0, 20))
+    assert states([(10, 11, *full)]) == []  # a flash: a frame of the whole picture
+    # a state that begins before the window is its window's, not this one's
+    assert states([(-10, 4, *row), (4, 6, *row), (6, 99, *row)]) == []
+    assert states([(-10, 18, *row), (18, 21, *row), (21, 99, *row)]) == [(18, 21)]  # it may end after the window
 
 
 def test_a_text_shown_on_one_frame_between_samples_is_read_on_its_frame_and_ends_on_the_next():

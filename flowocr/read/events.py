@@ -467,3 +467,60 @@ def _grown(cells: np.ndarray) -> np.ndarray:
     out[:, 1:] |= out[:, :-1].copy()
     out[:, :-1] |= out[:, 1:].copy()
     return out
+
+
+#: A *short state*: a text shown for fewer frames than :func:`events` can give a level (a median of ``STEP_FRAMES``
+#: frames skips it) that replaces a text or is replaced in the same place, so it is no blip (strokes come and go
+#: there on both of its frames). Its cells' grey levels move on its first frame and again on the first frame after
+#: it, at most SHORT_MAX_FRAMES later, each by SHORT_MIN levels beyond the cells' background (:func:`excess`) in
+#: the cells both share, and hold still between the two and on the frames just before and after (SHORT_QUIET of the
+#: weaker change at most: a fade or a moving picture moves them on every frame), within a few rows
+#: (BLIP_ROWS_SHARE: a flash over the whole picture and its end are no text).
+SHORT_MAX_FRAMES = 4
+SHORT_MIN = REGION_MIN
+SHORT_QUIET = 0.25
+
+
+@dataclass(frozen=True)
+class Short:
+    """A text state of one to ``SHORT_MAX_FRAMES`` frames: its first frame, the first frame after it, its cells."""
+
+    index: int
+    end: int
+    cells: np.ndarray  # rows x cols boolean
+
+
+def short_states(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
+                 after: Sequence[FrameChange] = ()) -> list[Short]:  # fmt: skip
+    """The short states (see :data:`SHORT_MAX_FRAMES`) that begin in the window, in frame order, none overlapping.
+    ``before`` and ``after``: the detector's changes around the window (each cell's background is its median over
+    all of them; the state may end after the window)."""
+    if not window:
+        return []
+    frames = [*before, *window, *after]
+    moved = excess(frames)
+    if not moved.size:
+        return []
+    height = moved.shape[1]
+    first, last = len(before), len(before) + len(window)
+    out: list[Short] = []
+    for a in range(max(1, first), last):
+        if out and frames[a].index < out[-1].end:
+            continue
+        changed = moved[a] > 0
+        if moved[a][changed].sum() < SHORT_MIN:
+            continue
+        for b in range(a + 1, min(a + SHORT_MAX_FRAMES + 1, len(frames) - 1)):
+            shared = changed & (moved[b] > 0)
+            weaker = min(moved[a][shared].sum(), moved[b][shared].sum())
+            if weaker < SHORT_MIN:
+                continue
+            rows = np.flatnonzero(shared.any(axis=1))
+            if rows[-1] - rows[0] + 1 > BLIP_ROWS_SHARE * height:
+                continue
+            around = moved[a - 1][shared].sum() + moved[b + 1][shared].sum() + moved[a + 1 : b][:, shared].sum()
+            if around > SHORT_QUIET * weaker:
+                continue
+            out.append(Short(frames[a].index, frames[b].index, shared))
+            break
+    return out
