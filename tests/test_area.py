@@ -16,7 +16,7 @@ from flowocr.ocr.area import (
     parse_area,
     to_frame,
 )
-from flowocr.ocr.types import OcrResult, TextLine
+from flowocr.ocr.types import OcrResult, TextLine, plausible
 
 W, H = 1920, 1080
 
@@ -218,3 +218,13 @@ def test_band_is_clamped_to_the_frame() -> None:
 def test_on_a_tie_the_lower_band_wins() -> None:
     results = [OcrResult((line(a, 100, 140), line(b, 900, 940))) for a, b in zip(SUBTITLES, reversed(SUBTITLES))]
     assert find_text_band(results, W, H).y > 800
+
+
+def test_a_lone_character_is_a_line_only_when_read_surely_enough():
+    def lone(text: str, score: float) -> bool:
+        return plausible(TextLine(text, score, ((0, 0), (10, 0), (10, 10), (0, 10))))
+
+    assert lone("嗯", 0.8) and lone("好", 0.72)  # a lone ideograph is a subtitle's line like any other ...
+    assert not lone("油", 0.56) and not lone("上", 0.57)  # ... unless read as unsurely as texture is
+    assert not lone("0", 0.85) and lone("0", 0.95)  # a lone digit, letter or sign needs more
+    assert lone("Hi", 0.55) and not lone(" ", 0.99)

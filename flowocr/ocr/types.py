@@ -34,6 +34,9 @@ class TextLine:
 #: OCR makes of background texture (a corner of a drawing, a fractal's edge) far more often than a subtitle: it is
 #: kept only when read with at least this score (a lone "嗯" or "好" is a line like any other).
 LONE_MIN_SCORE = 0.9
+#: ... and a lone CJK letter with at least this one. Texture read as one ideograph scored 0.53-0.57 on the dev
+#: corpora (seeds 13 and 11: "油", "上", "中", five phantom cues); no line of a subtitle there scored under 0.78.
+LONE_CJK_MIN_SCORE = 0.7
 
 
 def plausible(line: TextLine) -> bool:
@@ -42,7 +45,8 @@ def plausible(line: TextLine) -> bool:
     if len(text) != 1 or line.score >= LONE_MIN_SCORE:
         return bool(text)
     code = ord(text)
-    return 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF
+    cjk = 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF
+    return cjk and line.score >= LONE_CJK_MIN_SCORE
 
 
 @dataclass(frozen=True)

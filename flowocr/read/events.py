@@ -475,7 +475,9 @@ def _grown(cells: np.ndarray) -> np.ndarray:
 #: it, at most SHORT_MAX_FRAMES later, each by SHORT_MIN levels beyond the cells' background (:func:`excess`) in
 #: the cells both share, and hold still between the two and on the frames just before and after (SHORT_QUIET of the
 #: weaker change at most: a fade or a moving picture moves them on every frame), within a few rows
-#: (BLIP_ROWS_SHARE: a flash over the whole picture and its end are no text).
+#: (BLIP_ROWS_SHARE: a flash over the whole picture and its end are no text). Dev seed 13: missed 23 -> 15; states up to
+#: 6 frames long instead of 4, or SHORT_QUIET 0.5, found none more (0.5 placed boundaries worse: within one frame
+#: 0.943 -> 0.939) and cost more probes; two short states a window instead of one (``ChangeReader.MAX_SHORTS``) too.
 SHORT_MAX_FRAMES = 4
 SHORT_MIN = REGION_MIN
 SHORT_QUIET = 0.25
