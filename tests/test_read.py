@@ -69,6 +69,16 @@ def test_a_replacement_is_one_event_and_a_vanishing_one_too():
     assert [e.index for e in found] == [8, 14]
 
 
+def test_a_text_gone_and_the_next_shown_two_frames_later_are_two_events(monkeypatch):
+    # a long line gone on frame 8, a short one shown on frame 10 (between them the band drops more than it dips)
+    texts = [(-10, 8, slice(9, 11), slice(4, 16)), (10, 99, slice(9, 11), slice(8, 12))]
+    frames = list(scene(range(1, 21), texts).values())
+    assert [e.index for e in ev.events(frames)] == [8, 10]
+    assert [e.index for e in ev.events(frames[8:], before=frames[:8])] == [10]  # the window after the sample at 8
+    monkeypatch.setattr(ev, "OPPOSITE_STEPS_APART", False)
+    assert [e.index for e in ev.events(frames)] == [8]  # the step up was taken for the step down's neighbour
+
+
 def test_a_shot_cut_is_no_event_but_a_line_changing_with_it_is():
     # A cut changes every cell for one frame and leaves the stable edges where they were: no band steps.
     plain = scene(range(1, 16), cut=7, moving=3)
