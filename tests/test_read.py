@@ -556,6 +556,17 @@ def test_events_closer_than_a_text_state_are_no_state_between_but_a_short_one_re
     h = Harness(maps, {12: after}, changes)
     h.read(0)
     assert [r.why for r in h.read(12)] == ["elsewhere"] and [i for i, _ in h.calls] == [0, 4, 12]
+    # strokes that come on its frame and go on the next look like a blip too: the blip, in the last lines' cells, is
+    # refused, and the short state is read all the same
+    blipped = dict(changes)
+    for i, plane in ((4, APPEARED), (5, VANISHED)):
+        planes = changes[i].grid().copy()
+        planes[plane][ROW, 5:15] = 4
+        blipped[i] = FrameChange(i, 0, 0, 0, planes.tobytes(), ROWS, COLS)
+    assert [b.index for b in ev.blips([blipped[i] for i in range(1, 13)])] == [4]
+    h = Harness(maps, {0: (line("Before"),), 4: wait, 12: after}, blipped)
+    h.read(0)
+    assert [(r.index, r.why) for r in h.read(12)] == [(4, "short"), (12, "after-short")]
     # turned off, the two changes are one transition
     h = Harness(maps, {4: wait, 12: after}, changes)
     h.reader.SHORTS = False

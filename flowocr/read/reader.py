@@ -344,7 +344,10 @@ class ChangeReader:
             extras += [(b.index, b) for b in self._blips(previous, frame.index)][: self.MAX_BLIPS]
         if self.SHORTS:
             shorts = [(_middle(s), s) for s in self._shorts(previous, frame.index) if _middle(s) < frame.index]
-            shorts = [(m, s) for m, s in shorts if all(abs(m - e) > self.MIN_STATE_FRAMES for e, _ in extras)]
+            # not where a state between samples is read (a blip there is tried first, and refuses the last lines'
+            # cells, where a short state often lies)
+            between = [m for m, a in extras if not isinstance(a, Blip)]
+            shorts = [(m, s) for m, s in shorts if all(abs(m - e) > self.MIN_STATE_FRAMES for e in between)]
             extras += shorts[: self.MAX_SHORTS]
         for mid, a in sorted(extras, key=lambda x: x[0]):
             if self.fed and mid <= self.fed[-1]:
