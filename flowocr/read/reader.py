@@ -584,7 +584,8 @@ class ChangeReader:
         (:func:`~flowocr.read.events.stable_step_at`), or where it was half opaque when it faded there
         (:func:`~flowocr.read.events.faded_at`). Where nothing says it changed between the fed frames around its
         first (last) reading, and the one before was a reading the pixel test alone vouched for, it is sought back to
-        the last fed frame looked at (:meth:`_verified`)."""
+        the last fed frame looked at (:meth:`_verified`). A cue first (last) read on a short state starts (ends) on
+        that state's own change (:attr:`shorts`)."""
         index = self.tools.index
         region = self.cells.cells([cue.box])
         start_index, end_index = cue.start_index, cue.end_index
