@@ -495,6 +495,8 @@ def _grown(cells: np.ndarray) -> np.ndarray:
 #: (BLIP_ROWS_SHARE: a flash over the whole picture and its end are no text). Dev seed 13: missed 23 -> 15; states up to
 #: 6 frames long instead of 4, or SHORT_QUIET 0.5, found none more (0.5 placed boundaries worse: within one frame
 #: 0.943 -> 0.939) and cost more probes; two short states a window instead of one (``ChangeReader.MAX_SHORTS``) too.
+#: Not kept either, no cue more on seeds 13 and 11 and boundaries worse: a 2-frame state whose inside frame moves too
+#: (an encoder's smear; within one frame 0.943 -> 0.941), reading a sample that lies inside a short state.
 SHORT_MAX_FRAMES = 4
 SHORT_MIN = REGION_MIN
 SHORT_QUIET = 0.25
