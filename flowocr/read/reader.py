@@ -485,7 +485,7 @@ class ChangeReader:
         rows, slop = self.cells.rows(blip.cells, grow=1), self.cells.cell_height
         if tools.probe is not None:  # OCR's detector alone first: most blips are a picture's
             boxes = tools.probe(extra.image, strokes, rows=rows, lines=spans, slop=slop)
-            if boxes is not None and not any((self.cells.cells([box]) & blip.cells).any() for box in boxes):
+            if boxes is not None and not self._touch(boxes, blip.cells):
                 return []
         lines = tools.ocr(extra.image, strokes, rows=rows, lines=spans, slop=slop)
         known = {ln.text for ln in self.last_lines}
@@ -509,7 +509,7 @@ class ChangeReader:
         rows, slop = self.cells.rows(short.cells, grow=1), self.cells.cell_height
         if tools.probe is not None:  # OCR's detector alone first: most short states are a picture's
             boxes = tools.probe(extra.image, strokes, rows=rows, lines=spans, slop=slop)
-            if boxes is not None and not any((self.cells.cells([box]) & short.cells).any() for box in boxes):
+            if boxes is not None and not self._touch(boxes, short.cells):
                 return []
             if boxes is not None and self.last_lines and self.ref is not None:
                 # the last lines' boxes, and the pixel test sees no change inside them: the last text still there
@@ -525,6 +525,10 @@ class ChangeReader:
         self.ref, self.ref_index = strokes, mid
         self.shorts[mid] = short
         return [self._fed(mid, tools.index.pts_of(mid), lines, False, "short")]
+
+    def _touch(self, boxes, cells: np.ndarray) -> bool:
+        """Whether any of ``boxes`` (x0 y0 x1 y1, frame pixels; a probe's) lies in ``cells``."""
+        return any((self.cells.cells([box]) & cells).any() for box in boxes)
 
     def _shorts(self, lo: int, hi: int) -> list[Short]:
         """Short text states that begin in frames (lo, hi] (:func:`~flowocr.read.events.short_states`)."""
@@ -591,13 +595,14 @@ class ChangeReader:
         start_index, end_index = cue.start_index, cue.end_index
         pos = bisect_left(self.fed, start_index)
         short = self.shorts.get(start_index)
-        for back in dict.fromkeys((pos, self._verified(pos))) if pos > 0 and short is None else ():
-            found = self._appeared(self.fed[back - 1], start_index, region)
-            if found is not None:
-                start_index = found
-                break
         if short is not None:
             start_index = short.index
+        elif pos > 0:
+            for back in dict.fromkeys((pos, self._verified(pos))):
+                found = self._appeared(self.fed[back - 1], start_index, region)
+                if found is not None:
+                    start_index = found
+                    break
         pos = bisect_left(self.fed, end_index)
         short = self.shorts.get(self.fed[pos - 1]) if pos > 0 else None
         if short is not None:
