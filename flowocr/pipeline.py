@@ -308,11 +308,12 @@ class VideoRun:
         change detector (started here unless the run was given one); None without it."""
         from flowocr.aux.client import AuxGate, AuxLink, Detector
         from flowocr.read.events import CONTEXT, CellMap
-        from flowocr.read.reader import ChangeReader, PixelReader, ReadTools
+        from flowocr.read.reader import ChangeReader, PixelReader, ReadTools, box_grey
 
         rect = self.area
         tools = ReadTools(strokes=self.area_strokes, ocr=self.ocr, fetch=self.fetch, index=self.source.index,
-                          origin=(rect.x, rect.y), probe=None if self.options.whole_area else self.probe)  # fmt: skip
+                          origin=(rect.x, rect.y), probe=None if self.options.whole_area else self.probe,
+                          crop=box_grey)  # fmt: skip
         after = -1 if state is None else state.frame
         log = None
         if self.options.reader_log:

@@ -63,6 +63,9 @@ class VideoCache:
         self.probes, self.det_results = (
             pickle.loads(self._probes_path.read_bytes()) if self._probes_path.exists() else ({}, {})
         )
+        # full-size grey crops of line boxes (the reader's second look at a line the stroke map cannot see)
+        self._looks_path = self.dir / "looks.pkl"
+        self.looks: dict = pickle.loads(self._looks_path.read_bytes()) if self._looks_path.exists() else {}
         self._dirty = False
         self._frames: dict[int, object] = {}
         self._load()
@@ -116,6 +119,7 @@ class VideoCache:
             self._crops_path.write_bytes(pickle.dumps(self.crop_results))
             self._reads_path.write_bytes(pickle.dumps(self.reads))
             self._probes_path.write_bytes(pickle.dumps((self.probes, self.det_results)))
+            self._looks_path.write_bytes(pickle.dumps(self.looks))
             self._dirty = False
 
 
@@ -202,7 +206,7 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     from flowocr.ocr.strokes import frame_strokes
     from flowocr.ocr.types import plausible
     from flowocr.read.events import CellMap
-    from flowocr.read.reader import ChangeReader, ReadTools
+    from flowocr.read.reader import ChangeReader, ReadTools, box_grey
 
     rect, info, index = cache.area, cache.info, cache.index
     calls = [0]
@@ -237,8 +241,16 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     def fetch(i):
         return LazyFrame(cache, i) if i in index_set else None
 
+    def crop(frame, box):
+        key = (frame.index, box)
+        if key not in cache.looks:
+            cache.looks[key] = box_grey(cache.frame(frame.index), box)
+            cache._dirty = True
+        return cache.looks[key]
+
     index_set = range(len(index))
-    tools = ReadTools(strokes=strokes_of, ocr=ocr, fetch=fetch, index=index, origin=(rect.x, rect.y), probe=probe)
+    tools = ReadTools(strokes=strokes_of, ocr=ocr, fetch=fetch, index=index, origin=(rect.x, rect.y), probe=probe,
+                      crop=crop)
     aux_w, aux_h = cache.aux_size
     changes = dict(cache.changes)
     reader = ChangeReader(tools, changes, CellMap(rect.x, rect.y, rect.w, rect.h, aux_w, aux_h), log=log)

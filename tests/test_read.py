@@ -261,12 +261,16 @@ class Harness:
     """A ChangeReader over fake frames: ``texts[i]`` is what OCR of frame i reads; ``maps[i]`` its stroke map."""
 
     def __init__(self, maps: dict[int, Strokes], texts: dict[int, tuple], changes: dict[int, FrameChange],
-                 boxes: dict[int, tuple] | None = None) -> None:  # fmt: skip
-        """``boxes[i]``: what a probe of frame i finds (None: it cannot vouch); without ``boxes``, no probing."""
+                 boxes: dict[int, tuple] | None = None,
+                 crops: dict[int, np.ndarray] | None = None) -> None:  # fmt: skip
+        """``boxes[i]``: what a probe of frame i finds (None: it cannot vouch); without ``boxes``, no probing.
+        ``crops[i]``: the full-size grey levels of any line box of frame i; without ``crops``, no second look."""
         self.maps, self.texts, self.calls, self.fetched, self.boxes, self.probes = maps, texts, [], [], boxes, []
+        self.crops, self.looks = crops, []
         index = FrameIndex(tuple(range(200)), Fraction(1, 25), (0,), 200)
         tools = ReadTools(strokes=lambda f: None if f is None else f.strokes, ocr=self.ocr, fetch=self.fetch,
-                          index=index, origin=(0, 0), probe=None if boxes is None else self.probe)  # fmt: skip
+                          index=index, origin=(0, 0), probe=None if boxes is None else self.probe,
+                          crop=None if crops is None else self.crop)  # fmt: skip
         self.reader = ChangeReader(tools, changes, CELLS)
 
     def probe(self, frame, strokes, rows=(), lines=(), slop=0):
@@ -276,6 +280,10 @@ class Harness:
     def ocr(self, frame, strokes=None, rows=(), lines=(), slop=0):
         self.calls.append((frame.index, tuple(rows) + tuple(lines)))
         return self.texts.get(frame.index, ())
+
+    def crop(self, frame, box):
+        self.looks.append((frame.index, box))
+        return self.crops.get(frame.index)
 
     def fetch(self, i):
         self.fetched.append(i)
@@ -432,6 +440,76 @@ def test_an_event_on_a_line_of_few_stroke_pixels_is_read_though_fewer_than_insid
                 lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW)))  # fmt: skip
     h.read(0)
     assert [r.why for r in h.read(12)] == ["unvouched"] and [c[0] for c in h.calls] == [0, 12]
+
+
+def line_crop(text: str, *, seed: int, level: int = 160, width: int = 244, height: int = 34) -> np.ndarray:
+    """The full-size grey levels of a line box: thin unoutlined text at ``level`` (a 360p serif line peaks near
+    160, under the stroke maps' BRIGHT) over a dark textured picture that differs with ``seed`` (it moves)."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    grey = (30 + rng.integers(0, 25, (height, width))).astype(np.uint8)
+    cv2.putText(grey, text, (4, height - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.7, level, 1, cv2.LINE_AA)
+    return grey
+
+
+def test_a_line_the_stroke_map_cannot_see_is_looked_at_again_in_its_full_size_box_with_its_own_levels():
+    from flowocr.ocr.strokes import strokes
+    from flowocr.read.pixel import ChangeTest, line_change
+
+    test, ref = ChangeTest(), line_crop("light on dark", seed=1)
+    assert strokes(ref).count == 0  # the fixed levels see nothing of it
+    seen, moved = line_change(ref, line_crop("light on dark", seed=2))  # the same text, the picture moved
+    assert seen >= test.SEES_MIN and test.line_same(seen, moved)
+    seen, moved = line_change(ref, line_crop("next line here", seed=2))  # replaced in its box
+    assert not test.line_same(seen, moved)
+    seen, moved = line_change(ref, line_crop("", seed=2))  # gone
+    assert not test.line_same(seen, moved)
+    flat = np.full((34, 244), 120, np.uint8)
+    assert line_change(flat, flat) == (0, 0) and not test.line_same(0, 0)  # nothing to see: no vouching
+    assert line_change(ref, ref[:, :100]) == (0, 0)
+
+
+def test_an_event_on_a_line_the_stroke_map_cannot_see_is_vouched_for_by_a_second_look_at_full_size():
+    faint = (line("light on dark"),)
+    maps = {0: stroke_map(), 12: stroke_map()}  # the text leaves no stroke pixel on the map
+    scene_ = lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW))  # an event on its cells
+    same = {0: line_crop("light on dark", seed=1), 12: line_crop("light on dark", seed=2)}
+    h = Harness(maps, {0: faint, 12: (line("next line"),)}, scene_, crops=same)
+    h.read(0)
+    assert [(r.why, r.lines) for r in h.read(12)] == [("unchanged", faint)] and len(h.calls) == 1
+    assert [index for index, _ in h.looks] == [0, 12] and h.looks[0][1] == (198, 298, 442, 332)  # box + 2 px
+    replaced = {0: same[0], 12: line_crop("next line here", seed=2)}
+    h = Harness(maps, {0: faint, 12: (line("next line"),)}, scene_, crops=replaced)
+    h.read(0)
+    assert [r.why for r in h.read(12)] == ["unvouched"] and len(h.calls) == 2
+    ChangeReader.LOOK_AGAIN = False
+    try:
+        h = Harness(maps, {0: faint, 12: (line("next line"),)}, scene_, crops=same)
+        h.read(0)
+        assert [r.why for r in h.read(12)] == ["unvouched"] and h.looks == []
+    finally:
+        ChangeReader.LOOK_AGAIN = True
+
+
+def test_a_change_the_map_sees_in_a_lines_box_is_looked_at_again_and_is_none_when_its_full_size_strokes_stayed():
+    text = (line("light on dark"),)
+    # the map's strokes in the box moved (42 %: a moving picture behind small text, on the reduced map)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map((300, 300, 440, 330))}
+    steady = lines_scene(range(1, 16), (-10, 99, ROW))
+    ref = line_crop("light on dark", seed=1)
+    kept, replaced = line_crop("light on dark", seed=2), line_crop("next line here", seed=2)
+    for now, why in [(kept, "unchanged"), (replaced, "changed")]:
+        h = Harness(maps, {0: text, 12: (line("next line here"),)}, steady, crops={0: ref, 12: now})
+        h.read(0)
+        assert [r.why for r in h.read(12)] == [why] and len(h.looks) == 2
+    ChangeReader.LOOK_AGAIN = False
+    try:
+        h = Harness(maps, {0: text, 12: (line("next line here"),)}, steady, crops={0: ref, 12: ref})
+        h.read(0)
+        assert [r.why for r in h.read(12)] == ["changed"]
+    finally:
+        ChangeReader.LOOK_AGAIN = True
 
 
 def test_a_line_of_few_stroke_pixels_changed_when_a_share_of_them_moved_though_no_event_came():

@@ -80,6 +80,12 @@ def edges(grey: np.ndarray) -> np.ndarray:
     return cv2.subtract(cv2.dilate(grey, kernel), cv2.erode(grey, kernel)) >= EDGE
 
 
+def full_strokes(grey: np.ndarray, *, bright: int, dark: int) -> Strokes:
+    """The stroke map of a grey image at its own size, with the levels given (a line's own:
+    :func:`flowocr.read.pixel.line_change`)."""
+    return _stroke_map(grey, 1.0, bright, dark)
+
+
 def _stroke_map(grey: np.ndarray, scale: float, bright: int, dark: int) -> Strokes:
     kernel = np.ones((3, 3), np.uint8)
     return Strokes((grey >= bright) & (cv2.erode(grey, kernel) <= dark), scale)

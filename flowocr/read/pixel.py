@@ -23,7 +23,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from flowocr.ocr.strokes import Strokes, moved
+from flowocr.ocr.strokes import Strokes, full_strokes, moved
 from flowocr.ocr.types import TextLine
 
 
@@ -108,6 +108,31 @@ def box_mask(ref: Strokes, lines: Sequence[TextLine], origin: tuple[int, int]) -
     return mask
 
 
+#: :func:`line_change`: a line's own levels, between the 20th and the 99th percentile of its box's grey levels in the
+#: reference (the background's mass and the text's brightest); a stroke pixel is at least ``LINE_BRIGHT`` of the way
+#: up with a 3x3 neighbour at most ``LINE_DARK`` of the way, and the box needs ``LINE_MIN_SPAN`` levels between them.
+LINE_LEVELS = (20, 99)
+LINE_BRIGHT, LINE_DARK = 0.7, 0.35
+LINE_MIN_SPAN = 40
+
+
+def line_change(ref: np.ndarray, now: np.ndarray) -> tuple[int, int]:
+    """A line looked at again at full size, where the stroke map cannot see it: the stroke pixels of its box's grey
+    levels in the reference (``ref``), with levels of its own (:data:`LINE_LEVELS`: thin or unoutlined text never
+    reaches the fixed ``BRIGHT``/``DARK`` of the maps, a 360p serif line peaks near 160), and how many of them moved
+    in ``now`` (the same box of the frame tested), as :func:`measure` counts a line's. (0, 0) when the box has too
+    little contrast, or the crops differ in shape."""
+    if ref.shape != now.shape or ref.size == 0:
+        return 0, 0
+    lo, hi = (float(v) for v in np.percentile(ref, LINE_LEVELS))
+    if hi - lo < LINE_MIN_SPAN:
+        return 0, 0
+    bright, dark = round(lo + LINE_BRIGHT * (hi - lo)), round(lo + LINE_DARK * (hi - lo))
+    before, after = full_strokes(ref, bright=bright, dark=dark), full_strokes(now, bright=bright, dark=dark)
+    appeared, vanished = moved(after, before)
+    return before.count, int(np.count_nonzero(appeared) + np.count_nonzero(vanished))
+
+
 @dataclass(frozen=True)
 class ChangeTest:
     """Whether the text area changed since the reference, decided from :class:`PixelEvidence` (module docstring)."""
@@ -138,8 +163,10 @@ class ChangeTest:
         """The text changed: enough moved inside the old boxes, or a burst of new strokes appeared outside them
         (with no old boxes: anywhere) and ``news`` (the change detector confirms new text there: a moving
         background also brings strokes that were not there at the last sample)."""
-        if self.changed_inside(e):
-            return True
+        return self.changed_inside(e) or self.burst(e, news=news)
+
+    def burst(self, e: PixelEvidence, *, news: bool = True) -> bool:
+        """A burst of new strokes appeared outside the old boxes (with no old boxes: anywhere), and ``news``."""
         burst = e.appeared_outside if e.boxed else max(e.appeared, e.vanished)
         return news and burst >= self.outside_new
 
@@ -165,6 +192,11 @@ class ChangeTest:
     def sees_line(self, e: PixelEvidence, k: int) -> bool:
         """Whether the box of the reference's line ``k`` holds at least ``SEES_MIN`` stroke pixels."""
         return k < len(e.per_line) and e.per_line[k][0] >= self.SEES_MIN
+
+    def line_same(self, strokes: int, moved: int) -> bool:
+        """Whether a line looked at again at full size (:func:`line_change`: its ``strokes`` pixels, ``moved`` of
+        them) can be seen, and did not change, by the standard of a line the map sees."""
+        return strokes >= self.SEES_MIN and moved < max(self.inside_min, self.inside_fraction * strokes)
 
     def unchanged(self, e: PixelEvidence, *, spiked: bool, news: bool = True) -> bool:
         """Whether the area still shows the reference's text, so its reading can be reused: the pixel test sees no
