@@ -148,9 +148,9 @@ class RapidOptions:
     ``rec_batch``: at most this many crops (all of one padded width) per recognition session call.
     ``rec_space_prob``: insert a space between two characters where the recogniser gave a space at least this
     probability (:func:`ctc_decode`); 1.0 turns space recovery off.
-    ``rec_tail``: a CJK line that does not end with punctuation is read again with its box grown this many box
-    heights to the right, and that reading is kept when it only adds one closing mark (:func:`with_tail`); 0
-    turns it off.
+    ``rec_tail``: a line that may have lost its closing mark (:func:`wants_tail`) is read again with its box grown
+    this many box heights to the right (then ``TAIL_AGAIN``), and that reading is kept when it only adds one closing
+    mark (:func:`with_tail`); 0 turns it off.
     ``spin``: let ONNX Runtime's worker threads spin between calls (its default); off, they sleep, and leave
     the CPU to the decoding lanes (:func:`_sessions_without_spinning`).
     """
@@ -161,7 +161,7 @@ class RapidOptions:
     use_cls: bool = False
     text_score: float = 0.5
     rec_batch: int = 6
-    rec_space_prob: float = 0.15
+    rec_space_prob: float = 0.04
     rec_tail: float = 0.5
     spin: bool = False
 
@@ -322,6 +322,9 @@ def ctc_decode(probs: np.ndarray, chars: Sequence[str], *, space: int | None, sp
     probability (0.2-0.5 against the blank). Where the blank columns between two characters hold a space
     probability of at least ``space_prob``, a space is inserted. Measured on 70 frames of Chinese, English and
     bilingual subtitles, this never put a space inside a word (down to 0.05) and restored 3 of 4 dropped ones.
+    Then on the middle frames of 798 plain lines of the dev corpora (seeds 13 and 11): 0.15 -> 0.04, 2 more lines
+    exact ("I always knew", "the train is arriving"), none worse; 0.01 put spaces inside words ("dri ve",
+    "passengers , the").
     """
     best = probs.argmax(axis=1)
     keep = best != 0
