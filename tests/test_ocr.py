@@ -438,7 +438,13 @@ def test_a_grown_reading_is_kept_only_when_it_adds_one_closing_mark() -> None:
     from flowocr.ocr.rapid import grown_right, wants_tail, with_tail
 
     assert wants_tail("别忘了带护照") and not wants_tail("别忘了带护照。")
-    assert not wants_tail("Sim") and not wants_tail("")
+    assert wants_tail("Sim") and wants_tail("Platform 3") and not wants_tail("Sim.") and not wants_tail("")
+    assert wants_tail("他说：“别等我。") and not wants_tail("他说：“别等我。”")  # a quote left open
+    assert wants_tail('He said: "Wait.') and not wants_tail('He said: "Wait."')
+    assert with_tail("他说：“别等我。", "他说：“别等我。”") == "他说：“别等我。”"
+    assert with_tail("他说：“别等我。", "他说：“别等我。。") == "他说：“别等我。"  # only its closing mark
+    assert with_tail("Why", "Why?") == "Why?" and with_tail("Sim", "Sim。") == "Sim"  # Latin: half-width marks
+    assert with_tail("Sim", "Simo") == "Sim"
     assert with_tail("别忘了带护照", "别忘了带护照。") == "别忘了带护照。"
     assert with_tail("我们赢了", "我们赢了！") == "我们赢了！"
     assert with_tail("别忘了带护照", "别忘了带护照。1") == "别忘了带护照"  # more than a mark
