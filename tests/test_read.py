@@ -381,6 +381,20 @@ def test_new_strokes_kept_outside_the_last_lines_with_no_text_event_are_probed_a
     assert [(r.why, r.lines) for r in out] == [("elsewhere", (*text, sign))] and [c[0] for c in h.calls] == [0, 24]
 
 
+def test_a_few_new_strokes_kept_on_an_empty_screen_with_no_text_event_are_probed_and_read_where_a_box_is_found():
+    sign = line("thin outline on grey", 40, 58)
+    few = stroke_map((200, 40, 212, 46))  # 8 stroke pixels of a 59 px line whose thin outline barely shows
+    for boxes, why, calls in [({24: (sign.bounds,)}, "elsewhere", [0, 24]), ({24: ()}, "probed", [0])]:
+        h = Harness({0: stroke_map(), 12: few, 24: few}, {24: (sign,)}, lines_scene(range(1, 28)), boxes)
+        read_by_bands(h, 0)
+        assert [r.why for r in h.read(12)] == ["unchanged"]  # not kept yet: the last sample was the reference
+        assert [r.why for r in h.read(24)] == [why] and [c[0] for c in h.calls] == calls
+    h = Harness({0: stroke_map(), 12: stroke_map((200, 40, 206, 46)), 24: stroke_map((200, 40, 206, 46))}, {},
+                lines_scene(range(1, 28)), {24: (sign.bounds,)})  # 4 kept: a picture's specks, no probe
+    read_by_bands(h, 0)
+    assert [r.why for r in h.read(12)] + [r.why for r in h.read(24)] == ["unchanged", "unchanged"] and not h.probes
+
+
 def test_an_event_elsewhere_is_probed_for_a_line_the_pixel_test_cannot_see_unless_an_event_touched_it():
     faint = (line("light on light"),)
     box = {12: ((200.0, 300.0, 440.0, 330.0),)}

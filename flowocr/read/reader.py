@@ -417,7 +417,7 @@ class ChangeReader:
         ended = self.shorts.get(self.fed[-1]) if self.fed[-1] > previous else None  # read just now
         if ended is not None and ended.end <= frame.index:
             why = "after-short"  # the short state is gone: what came after it is not the pixel test's to vouch for
-        elif elsewhere or (self.KEPT_NEWS and test.kept(evidence)):
+        elif elsewhere or (self.KEPT_NEWS and test.kept(evidence, least=test.kept_probe)):
             why = "elsewhere"
         elif test.vanished(evidence, news=False) and all(e.emptied for e in found):
             why = "vanished"
