@@ -307,6 +307,21 @@ def test_ctc_decode_restores_a_space_the_blank_outvoted() -> None:
     assert ctc_decode(spoken, ALPHABET, space=3, space_prob=0.15)[0] == "a b"
 
 
+def test_a_recovered_space_stands_between_words_only() -> None:
+    chars = ("<blank>", "a", "中", " ", "?", "文")
+
+    def gap(first: int, then: int) -> str:
+        probs = np.zeros((3, len(chars)), np.float32)
+        probs[0, first] = probs[2, then] = 0.9
+        probs[1, 0], probs[1, 3] = 0.6, 0.3  # a blank column that holds a clear space probability
+        return ctc_decode(probs, chars, space=3, space_prob=0.15)[0]
+
+    assert gap(1, 1) == "a a"
+    assert gap(1, 4) == "a?"  # not before a mark
+    assert gap(2, 5) == "中文" and gap(1, 2) == "a中"  # not next to a CJK character
+    assert gap(4, 1) == "? a"  # after a mark, before a word
+
+
 def test_recognition_width_depends_on_the_crop_alone() -> None:
     assert rec_width((48, 100, 3), height=48, min_width=320) == 320
     assert rec_width((24, 200, 3), height=48, min_width=320) == 448  # 400 at 48 px high, up to a multiple of 64

@@ -324,7 +324,8 @@ def ctc_decode(probs: np.ndarray, chars: Sequence[str], *, space: int | None, sp
     bilingual subtitles, this never put a space inside a word (down to 0.05) and restored 3 of 4 dropped ones.
     Then on the middle frames of 798 plain lines of the dev corpora (seeds 13 and 11): 0.15 -> 0.04, 2 more lines
     exact ("I always knew", "the train is arriving"), none worse; 0.01 put spaces inside words ("dri ve",
-    "passengers , the").
+    "passengers , the"). A recovered space stands only between words (:func:`_word_gap`): 0.04 also put one before
+    a question mark and between two CJK characters in the reader's replays of dev seed 11.
     """
     best = probs.argmax(axis=1)
     keep = best != 0
@@ -340,11 +341,18 @@ def ctc_decode(probs: np.ndarray, chars: Sequence[str], *, space: int | None, sp
             and col - prev > 1
             and best[prev] != space
             and best[col] != space
+            and _word_gap(chars[best[prev]], chars[best[col]])
             and probs[prev + 1 : col, space].max() >= space_prob
         ):
             pieces.append(" ")
         pieces.append(chars[best[col]])
     return "".join(pieces), score
+
+
+def _word_gap(before: str, after: str) -> bool:
+    """Whether a recovered space may stand between ``before`` and ``after``: a gap between words, so not between two
+    CJK characters nor before a mark ("lost ?", "四十分钟 中间" at a space probability of 0.04)."""
+    return after.isalnum() and not is_cjk(after) and not is_cjk(before)
 
 
 #: Closing marks of CJK text that the detector leaves out of a line's box when they stand apart from its last glyph
