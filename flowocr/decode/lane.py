@@ -74,6 +74,12 @@ class Frame:
     def nbytes(self) -> int:
         return self.data.nbytes
 
+    @property
+    def size(self) -> tuple[int, int]:
+        """The picture's width and height in pixels (an I420 frame's luma plane; its chroma lies below it)."""
+        rows = self.data.shape[0] * 2 // 3 if self.layout == "yuv420p" else self.data.shape[0]
+        return self.data.shape[1], rows
+
     @functools.cached_property
     def image(self) -> np.ndarray:
         if self.layout == "yuv420p":
@@ -90,8 +96,7 @@ class Frame:
         fraction of the work)."""
         import cv2
 
-        rows = self.data.shape[0] * 2 // 3 if self.layout == "yuv420p" else self.data.shape[0]
-        x, y, w, h = region or (0, 0, self.data.shape[1], rows)
+        x, y, w, h = region or (0, 0, *self.size)
         pixels = self.data[y : y + h, x : x + w]
         if self.layout == "bgr24":
             pixels = cv2.cvtColor(pixels, cv2.COLOR_BGR2GRAY)

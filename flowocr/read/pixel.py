@@ -184,10 +184,10 @@ class ChangeTest:
         """The text changed in the old boxes: enough moved inside them, or in one line's (not comparable: True)."""
         if not e.comparable:
             return True
-        if e.boxed and e.moved_inside >= max(self.inside_min, self.inside_fraction * e.ref_inside):
+        if e.boxed and self._moved(e.ref_inside, e.moved_inside):
             return True
         small = self.SMALL_MOVED
-        return any(moved >= max(self.inside_min, self.inside_fraction * ref)
+        return any(self._moved(ref, moved)
                    or (small > 0 and ref < self.SEES_MIN and moved >= max(small, self.SMALL_SHARE * ref))
                    for ref, moved in e.per_line)  # fmt: skip
 
@@ -202,7 +202,12 @@ class ChangeTest:
     def line_same(self, strokes: int, moved: int) -> bool:
         """Whether a line looked at again at full size (:func:`line_change`: its ``strokes`` pixels, ``moved`` of
         them) can be seen, and did not change, by the standard of a line the map sees."""
-        return strokes >= self.SEES_MIN and moved < max(self.inside_min, self.inside_fraction * strokes)
+        return strokes >= self.SEES_MIN and not self._moved(strokes, moved)
+
+    def _moved(self, strokes: int, moved: int) -> bool:
+        """Whether ``moved`` of a box's ``strokes`` stroke pixels is a change of its text: ``inside_fraction`` of
+        them and at least ``inside_min``."""
+        return moved >= max(self.inside_min, self.inside_fraction * strokes)
 
     def unchanged(self, e: PixelEvidence, *, spiked: bool, news: bool = True) -> bool:
         """Whether the area still shows the reference's text, so its reading can be reused: the pixel test sees no

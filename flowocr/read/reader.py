@@ -246,7 +246,7 @@ class ChangeReader:
         self.test = ChangeTest()
         self.ref: Strokes | None = None
         self.ref_index: int | None = None  # the frame whose strokes are ``ref``
-        self.ref_frame: Frame | None = None  # ... and that frame (fetched again on resume, when needed)
+        self.ref_frame: Frame | None = None  # ... and that frame (fetched again on resume)
         self.after = -1  # a resumed run skips the main frames up to its checkpoint
         self.fed: list[int] = []  # indices fed to the cue builder, in order
         #: fed frames whose (non-empty) reading was reused on the pixel test's word alone (``unchanged``): a text may
@@ -264,6 +264,9 @@ class ChangeReader:
         self.last_read: str | None = None  # why the last frame read was read
         #: the lines looked at again at full size for the frame being read, for the log: [strokes, moved] each
         self.looked: list[list[int]] = []
+        #: what each second look of the frame being read found, by reference frame, frame and box (the decision, the
+        #: probe's refusals and a state between samples ask about the same line)
+        self._looks: dict[tuple[int, int, tuple[int, int, int, int]], bool] = {}
 
     @property
     def event_buffer_length(self) -> int | None:
@@ -349,7 +352,7 @@ class ChangeReader:
         if frame.index <= self.after:
             return []
         self.probe_found = -1
-        self.looked = []
+        self.looked, self._looks = [], {}
         tools = self.tools
         out: list[Reading] = []
         if self.ref is None and self.ref_index is not None:
@@ -466,20 +469,20 @@ class ChangeReader:
         from flowocr.read.pixel import line_change
 
         tools = self.tools
-        if not self.LOOK_AGAIN or tools.crop is None or self.ref_index is None:
-            return False
-        if self.ref_frame is None:
-            self.ref_frame = tools.fetch(self.ref_index)
-        if self.ref_frame is None:
+        if not self.LOOK_AGAIN or tools.crop is None or self.ref_frame is None:
             return False
         x0, y0, x1, y1 = (int(v) for v in line.bounds)
         box = (max(0, x0 - 2), max(0, y0 - 2), x1 + 2, y1 + 2)  # a line's box is tight: its outline may lie outside
-        ref, now = tools.crop(self.ref_frame, box), tools.crop(frame, box)
-        if ref is None or now is None:
-            return False
-        strokes, moved = line_change(ref, now)
-        self.looked.append([strokes, moved])
-        return self.test.line_same(strokes, moved)
+        key = (self.ref_frame.index, frame.index, box)
+        if key not in self._looks:
+            ref, now = tools.crop(self.ref_frame, box), tools.crop(frame, box)
+            if ref is None or now is None:
+                self._looks[key] = False
+            else:
+                strokes, moved = line_change(ref, now)
+                self.looked.append([strokes, moved])
+                self._looks[key] = self.test.line_same(strokes, moved)
+        return self._looks[key]
 
     def _refer(self, strokes: Strokes | None, frame: Frame) -> None:
         """The pixel test compares with ``frame`` (its stroke map ``strokes``) from now on."""
@@ -767,9 +770,9 @@ def box_grey(frame: Frame | None, box: tuple[int, int, int, int]) -> np.ndarray 
     (:attr:`ReadTools.crop`); None for a missing frame or an empty box."""
     if frame is None:
         return None
-    rows = frame.data.shape[0] * 2 // 3 if frame.layout == "yuv420p" else frame.data.shape[0]
+    width, height = frame.size
     x0, y0 = max(0, box[0]), max(0, box[1])
-    x1, y1 = min(box[2], frame.data.shape[1]), min(box[3], rows)
+    x1, y1 = min(box[2], width), min(box[3], height)
     if x1 <= x0 or y1 <= y0:
         return None
     return frame.grey((x0, y0, x1 - x0, y1 - y0))
