@@ -264,7 +264,8 @@ class Harness:
                  boxes: dict[int, tuple] | None = None,
                  crops: dict[int, np.ndarray] | None = None) -> None:  # fmt: skip
         """``boxes[i]``: what a probe of frame i finds (None: it cannot vouch); without ``boxes``, no probing.
-        ``crops[i]``: the full-size grey levels of any line box of frame i; without ``crops``, no second look."""
+        ``crops[i]``: the full-size grey levels of any line box of frame i (or, a dict, of the box whose top is each
+        key); without ``crops``, no second look."""
         self.maps, self.texts, self.calls, self.fetched, self.boxes, self.probes = maps, texts, [], [], boxes, []
         self.crops, self.looks = crops, []
         index = FrameIndex(tuple(range(200)), Fraction(1, 25), (0,), 200)
@@ -283,7 +284,8 @@ class Harness:
 
     def crop(self, frame, box):
         self.looks.append((frame.index, box))
-        return self.crops.get(frame.index)
+        crop = self.crops.get(frame.index)
+        return crop.get(box[1]) if isinstance(crop, dict) else crop
 
     def fetch(self, i):
         self.fetched.append(i)
@@ -561,6 +563,32 @@ def test_a_text_gone_is_empty_without_ocr_but_a_replacement_whose_strokes_do_not
     replaced = Harness(maps, {0: text, 12: faint}, lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW)))
     replaced.read(0)
     assert [(r.why, r.lines) for r in replaced.read(12)] == [("changed", faint)] and len(replaced.calls) == 2
+
+
+def test_where_a_text_vanishes_the_lines_that_stayed_are_kept_without_ocr():
+    dialogue, sign = line("Hello there"), line("A sign", 40, 70)
+    gone = lines_scene(range(1, 16), (-10, 6, ROW), (-10, 99, slice(1, 3)))  # the dialogue's band emptied at 6
+    # a sign the map sees (100 stroke pixels, under a sixth of the area's) stays while the dialogue (800) goes
+    maps = {0: stroke_map((200, 300, 440, 330), (200, 40, 230, 70)), 12: stroke_map((200, 40, 230, 70))}
+    h = Harness(maps, {0: (dialogue, sign)}, gone)
+    h.read(0)
+    assert [(r.why, r.lines, r.reused) for r in h.read(12)] == [("vanished", (sign,), True)] and len(h.calls) == 1
+    # a sign the map cannot see: kept when a second look at full size sees it unchanged, not when it is gone too
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map()}
+    empty = line_crop("", seed=2)
+    ref = {298: line_crop("Hello there", seed=1), 38: line_crop("A sign", seed=1)}  # by the top of each box
+    for now, kept in [(line_crop("A sign", seed=2), (sign,)), (empty, ())]:
+        h = Harness(maps, {0: (dialogue, sign)}, gone, crops={0: ref, 12: {298: empty, 38: now}})
+        h.read(0)
+        assert [(r.why, r.lines) for r in h.read(12)] == [("vanished", kept)] and len(h.calls) == 1
+    ChangeReader.PARTLY_VANISHED = False
+    try:
+        kept = {298: empty, 38: line_crop("A sign", seed=2)}
+        h = Harness(maps, {0: (dialogue, sign)}, gone, crops={0: ref, 12: kept})
+        h.read(0)
+        assert [(r.why, r.lines) for r in h.read(12)] == [("vanished", ())]
+    finally:
+        ChangeReader.PARTLY_VANISHED = True
 
 
 def test_two_events_between_samples_read_the_text_state_between_them():

@@ -199,6 +199,11 @@ class ChangeTest:
         """Whether the box of the reference's line ``k`` holds at least ``SEES_MIN`` stroke pixels."""
         return k < len(e.per_line) and e.per_line[k][0] >= self.SEES_MIN
 
+    def line_stays(self, e: PixelEvidence, k: int) -> bool:
+        """Whether the reference's line ``k`` is seen, unchanged, on the stroke map: at least ``SEES_MIN`` stroke
+        pixels in its box, too few of them moved for a change."""
+        return self.sees_line(e, k) and not self._moved(*e.per_line[k])
+
     def line_same(self, strokes: int, moved: int) -> bool:
         """Whether a line looked at again at full size (:func:`line_change`: its ``strokes`` pixels, ``moved`` of
         them) can be seen, and did not change, by the standard of a line the map sees."""
