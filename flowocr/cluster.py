@@ -106,6 +106,7 @@ class Stitched:
     frames: list[FrameText]
     cues: list[Cue]
     points: list[int]  # the frame each split was stitched at
+    crops: dict[Cue, bytes]  # the review page's crop of each cue that has one, from the range that emitted it
 
 
 def stitch_point(left: SegmentTrace, right: SegmentTrace, split: int) -> int:
@@ -122,15 +123,18 @@ def stitch(traces: Sequence[SegmentTrace], splits: Sequence[int]) -> Stitched:
     frames: list[FrameText] = []
     cues: list[Cue] = []
     points: list[int] = []
+    crops: dict[Cue, bytes] = {}
     prev = -1
     for k, trace in enumerate(traces):
         q = stitch_point(trace, traces[k + 1], splits[k]) if k < len(traces) - 1 else math.inf
+        kept = [cue for at, cue in trace.cues if prev < at <= q]
         frames += [f for f in trace.frames if prev < f.index <= q]
-        cues += [cue for at, cue in trace.cues if prev < at <= q]
+        cues += kept
+        crops.update((cue, trace.crops[cue]) for cue in kept if cue in trace.crops)
         if k < len(traces) - 1:
             points.append(int(q))
         prev = q
-    return Stitched(frames, cues, points)
+    return Stitched(frames, cues, points, crops)
 
 
 def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callable, gather: Callable) -> dict:
@@ -157,7 +161,9 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
         results = [*results, *whole]
         stitched = stitch([whole[0]["trace"]], [])
     make_output_dir(options.out_dir)
-    marked, overlays = mark_overlays(sorted(stitched.cues, key=lambda c: (c.start, c.track)), index.duration)
+    unmarked = sorted(stitched.cues, key=lambda c: (c.start, c.track))
+    marked, overlays = mark_overlays(unmarked, index.duration)
+    crops = {after: stitched.crops[before] for before, after in zip(unmarked, marked) if before in stitched.crops}
     cues = written_cues(marked, options.keep_overlays)
     paths = {f: options.output(video, f) for f in options.formats}
     files = subtitle_texts(cues, paths, info.display_width, info.display_height)
@@ -185,10 +191,10 @@ def run_split(video: str, options: RunOptions, minutes: Fraction, submit: Callab
     }  # fmt: skip
     if "json" in paths:
         files[paths["json"]] = json_text(report)
-    if "html" in paths:  # split tasks keep no crops: the page shows a placeholder per cue
+    if "html" in paths:  # with the crops the tasks kept (the stitched cues' own)
         from flowocr.output.review import run_review_html
 
-        files[paths["html"]] = run_review_html(marked, video=video, page=paths["html"], index=index,
+        files[paths["html"]] = run_review_html(marked, video=video, page=paths["html"], index=index, crops=crops,
                                                keep_overlays=options.keep_overlays)
     atomic_write_texts(files)  # all replaced together, once every one is written (as a local run's)
     return report

@@ -88,6 +88,8 @@ class SegmentTrace:
     frames: list[FrameText] = field(default_factory=list)
     cues: list[tuple[int, Cue]] = field(default_factory=list)
     states: dict[int, tuple] = field(default_factory=dict)
+    #: with the review page: the JPEG crop of each cue that has one (:class:`~flowocr.output.review.CropKeeper`)
+    crops: dict[Cue, bytes] = field(default_factory=dict)
 
 
 @dataclass
@@ -188,7 +190,8 @@ class VideoRun:
         self._last_fed = -1
         self.overlays: list[dict[str, Any]] = []  # flowocr.cues.overlay, set when a run ends
         self.crops = None  # with the review page: crops of the text read (flowocr.output.review.CropKeeper)
-        self.cue_crops: dict[Cue, bytes] = {}
+        # a split run's task hands its cues' crops to the driver in its trace
+        self.cue_crops: dict[Cue, bytes] = {} if self.trace is None else self.trace.crops
 
     def cues(self) -> Iterator[Cue]:
         from flowocr.cues.builder import CueBuilder
@@ -294,7 +297,7 @@ class VideoRun:
             from_index=start,
             until_index=self.segment.stop if self.segment else None, main_format=main_format_for(info),
         ))  # fmt: skip
-        if "html" in opts.formats and self.segment is None:
+        if "html" in opts.formats:  # a split run's page too: its tasks keep the crops of their cues
             from flowocr.output.review import CropKeeper
 
             self.crops = CropKeeper()

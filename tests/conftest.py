@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -193,6 +194,13 @@ def processes_marked(mark: str) -> list[str]:
         if stat.rsplit(")", 1)[1].split()[0] != "Z":
             found.append(f"{pid} {stat.split('(', 1)[1].rsplit(')', 1)[0]}")
     return found
+
+
+def page_data(page: str) -> dict:
+    """The data a review page (``<stem>.review.html``) holds: its cues, crops, times."""
+    match = re.search(r'<script type="application/json" id="flowocr-data">(.*?)</script>', page, re.S)
+    assert match, "the page holds its data"
+    return json.loads(match.group(1))
 
 
 def fixture_batch(tmp_path_factory) -> Path:

@@ -18,7 +18,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, fixture_batch, run_cli
+from conftest import FIXTURES, fixture_batch, page_data, run_cli
 
 from flowocr import cluster
 from flowocr.cues.model import Cue, FrameText
@@ -72,13 +72,16 @@ def _srt_cues(path: Path) -> list[tuple[float, float]]:
     return [(seconds(a), seconds(b)) for a, b in re.findall(r"(\S+) --> (\S+)", path.read_text())]
 
 
-def test_a_split_video_gives_the_single_run_outputs_with_cues_across_each_split(tmp_path, tmp_path_factory):
+def test_a_split_video_gives_the_single_run_outputs_and_crops_with_cues_across_each_split(tmp_path, tmp_path_factory):
     split = tmp_path / "split"
     done = run_cli("run", str(FIXTURES / "demo.mp4"), "-o", str(split), "--quiet", "--split-minutes", "1/15")
     assert done.returncode == 0, done.stderr
     single = fixture_batch(tmp_path_factory)  # the fixtures read locally with the default options, demo.mp4 among them
     for name in ("demo.srt", "demo.frames.jsonl", "demo.vtt", "demo.ass", "demo.txt"):
         assert (split / name).read_bytes() == (single / name).read_bytes(), name
+    # the review page shows each cue's crop, as the single run's does (the tasks keep them)
+    pages = [page_data((d / "demo.review.html").read_text())["cues"] for d in (split, single)]
+    assert all(c["img"] for c in pages[0]) and [c["img"] for c in pages[0]] == [c["img"] for c in pages[1]]
     report = json.loads((split / "demo.report.json").read_text())["split"]
     assert len(report["ranges"]) == 3 and report["note"] is None
     cues = _srt_cues(single / "demo.srt")

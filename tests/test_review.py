@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, page_data, run_cli
 
 from flowocr.cues.model import Cue
 from flowocr.cues.overlay import written_cues
@@ -39,12 +39,6 @@ DEMO_FRAME = Fraction(1, 25)  # fixtures/demo.mp4: 25 fps from 0
 def cue(start, end, text="Hello", *, score=0.95, track=0, frames=None, box=(100.0, 300.0, 540.0, 330.0)) -> Cue:
     lo, hi = frames or (-1, -1)
     return Cue(Fraction(start), Fraction(end), text, box, score, track, lo, hi)
-
-
-def page_data(page: str) -> dict:
-    match = re.search(r'<script type="application/json" id="flowocr-data">(.*?)</script>', page, re.S)
-    assert match, "the page holds its data"
-    return json.loads(match.group(1))
 
 
 # --- pure: flags, data, page ------------------------------------------------------------------------------------
