@@ -49,6 +49,21 @@ def test_a_logo_read_two_ways_is_one_overlay_and_the_subtitles_stay():
     assert written_cues(marked, keep_overlays=True) == marked
 
 
+def test_a_part_of_a_logo_read_alone_is_the_logos_but_other_text_in_its_box_is_not():
+    logo = cue(F(1), 24, "TVB NEWS", LOGO_BOX, 1)
+    piece = cue(0, F(1), "NEWS", (583.0, 21.0, 619.0, 43.0), 1)  # the right half of the box, read on the first frame
+    marked, overlays = mark_overlays(subtitles(8) + [logo, piece], F(24))
+    assert [sorted(o.cues) for o in overlays] == [[8, 9]] and overlays[0].text == "TVB NEWS"
+    assert (overlays[0].start, overlays[0].end, overlays[0].covered) == (0, 24, 24)
+    assert [c.text for c in written_cues(marked)] == [c.text for c in subtitles(8)]
+    unlike = cue(0, F(1), "EXIT", (583.0, 21.0, 619.0, 43.0), 1)  # other text there: kept
+    beside = cue(0, F(1), "NEWS", (583.0, 50.0, 619.0, 72.0), 1)  # the logo's letters outside its box: kept
+    later = cue(F(30), F(31), "NEWS", (583.0, 21.0, 619.0, 43.0), 1)  # long after it: kept
+    for other in (unlike, beside, later):
+        marked, _ = mark_overlays(subtitles(8) + [logo, other], F(32))
+        assert other in written_cues(marked), other
+
+
 def test_a_long_title_with_no_other_text_coming_and_going_is_text():
     assert find_overlays([cue(0, 30, "Chapter One", LOGO_BOX)], F(30)) == []
     # ... and with one subtitle under it, still: one change of other text is not text that comes and goes

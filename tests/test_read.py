@@ -486,6 +486,23 @@ def test_a_line_the_stroke_map_cannot_see_is_looked_at_again_in_its_full_size_bo
     assert line_change(ref, ref[:, :100]) == (0, 0)
 
 
+def test_a_faint_line_some_35_grey_levels_over_its_background_is_looked_at_too():
+    import cv2
+
+    from flowocr.read.pixel import ChangeTest, line_change
+
+    def faint(text: str, seed: int) -> np.ndarray:  # light grey text over a mid-grey picture that moves a little
+        grey = (168 + np.random.default_rng(seed).integers(0, 5, (34, 244))).astype(np.uint8)
+        cv2.putText(grey, text, (4, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.7, 205, 2, cv2.LINE_AA)
+        return grey
+
+    test = ChangeTest()
+    seen, moved = line_change(faint("NEWS 7", 1), faint("NEWS 7", 2))
+    assert seen >= test.SEES_MIN and test.line_same(seen, moved)
+    seen, moved = line_change(faint("NEWS 7", 1), faint("", 2))
+    assert not test.line_same(seen, moved)
+
+
 def test_an_event_on_a_line_the_stroke_map_cannot_see_is_vouched_for_by_a_second_look_at_full_size():
     faint = (line("light on dark"),)
     maps = {0: stroke_map(), 12: stroke_map()}  # the text leaves no stroke pixel on the map

@@ -19,6 +19,11 @@ final cues (:func:`find_overlays`), with the numbers of :class:`OverlayOptions` 
    end while the place is on screen: a video whose only text is one long title (a slide, a title card) keeps it
    as text. A lower third or a sign that changes is text: each of its texts is a place of its own and covers a
    short share.
+4. **Pieces.** A cue that is no overlay's but lies inside one's box (at least ``piece_inside`` [0.8] of its own
+   box), on screen while it is (or within ``near`` of it), and whose text is alike a part of the overlay's text (its
+   :func:`~flowocr.cues.text.similarity` with the most alike run of as many characters at least ``piece_text``
+   [0.6]) is a part of that overlay read alone: a 4K frame read whole once found only the right part of a logo
+   ("-ス7" of "ニュース7").
 
 An overlay keeps its cues' times in the run report and the JSONL (``"kind": "overlay"``, its box and its best
 reading: the text on screen the longest, summed over the place's cues); the subtitle files leave it out unless
@@ -52,6 +57,8 @@ class OverlayOptions:
     whole_share: float = 0.9
     min_others: int = 2
     near: Fraction = Fraction(5)
+    piece_inside: float = 0.8
+    piece_text: float = 0.6
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,25 @@ def box_iou(a: Bounds, b: Bounds) -> float:
     inter = w * h
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+def inside_share(a: Bounds, b: Bounds) -> float:
+    """The share of box ``a`` (``(x0, y0, x1, y1)``) that lies inside box ``b`` (0 for a box without area)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    return w * h / area if w > 0 and h > 0 and area > 0 else 0.0
+
+
+def _is_piece(c: Cue, o: Overlay, opts: OverlayOptions) -> bool:
+    """Whether ``c`` is a part of overlay ``o`` read alone (rule 4)."""
+    if not c.text.strip() or not (o.start - opts.near < c.end and c.start < o.end + opts.near):
+        return False
+    if inside_share(c.box, o.box) < opts.piece_inside:
+        return False
+    n, whole = len(c.text), o.text
+    runs = [whole[k : k + n] for k in range(max(1, len(whole) - n + 1))]
+    return max(similarity(c.text, run) for run in runs) >= opts.piece_text
 
 
 def covered(spans: Sequence[tuple[Fraction, Fraction]]) -> Fraction:
@@ -145,6 +171,14 @@ def find_overlays(cues: Sequence[Cue], duration: Fraction, options: OverlayOptio
         text = max(on_screen, key=on_screen.__getitem__)  # the earliest of equals (dicts keep insertion order)
         box = tuple(sum(c.box[k] for c in members) / len(members) for k in range(4))
         found.append(Overlay(text, box, start, end, span, tuple(place)))  # type: ignore[arg-type]
+    taken = {i for o in found for i in o.cues}
+    for n, o in enumerate(found):
+        pieces = [k for k, c in enumerate(cues) if k not in taken and _is_piece(c, o, opts)]
+        taken.update(pieces)
+        every = sorted((*o.cues, *pieces))
+        found[n] = dataclasses.replace(o, cues=tuple(every), start=min(cues[k].start for k in every),
+                                       end=max(cues[k].end for k in every),
+                                       covered=covered([(cues[k].start, cues[k].end) for k in every]))
     return sorted(found, key=lambda o: (o.start, o.box[1]))
 
 
