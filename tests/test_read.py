@@ -725,24 +725,58 @@ def test_a_cue_is_refined_to_the_frames_where_its_text_appeared_and_vanished():
 
 
 def test_a_cue_is_refined_to_its_stable_edges_where_the_picture_moves_most_after_it_came():
-    text = (line("Hello there"),)
-    m = stroke_map((200, 300, 440, 330))
     changes = lines_scene(range(1, 40), (7, 30, ROW))
     for i in (9, 32):  # the picture under the line moves most two frames after each change
         grid = changes[i].grid().copy()
         grid[DIFF][ROW, 5:15] = 200
         changes[i] = FrameChange(i, 0, 0, 0, grid.tobytes(), ROWS, COLS)
+    assert _refined_hello(changes, PLACE_ON_STABLE=True) == (7, 30)
+    assert _refined_hello(changes, PLACE_ON_STABLE=False) != (7, 30)  # the grey levels alone take the picture's move
+
+
+def _refined_hello(changes: dict[int, FrameChange], **flags: bool) -> tuple[int, int]:
+    """The start and end frames of "Hello there", read on samples 12 and 24 over ``changes`` (gone at 36), refined
+    by a reader with the class flags given."""
+    text, m = (line("Hello there"),), stroke_map((200, 300, 440, 330))
+    h = Harness({0: stroke_map(), 12: m, 24: m, 36: stroke_map()}, {12: text, 36: ()}, changes)
+    for name, value in flags.items():
+        setattr(h.reader, name, value)
+    for i in (0, 12, 24, 36):
+        h.read(i)
     cue = Cue(Fraction(12, 25), Fraction(36, 25), "Hello there", (200.0, 300.0, 440.0, 330.0), 0.95, 0, 12, 36)
-    placed = {}
-    for on in (True, False):
-        h = Harness({0: stroke_map(), 12: m, 24: m, 36: stroke_map()}, {12: text, 36: ()}, changes)
-        h.reader.PLACE_ON_STABLE = on
-        for i in (0, 12, 24, 36):
-            h.read(i)
-        refined = h.reader.refine(cue)
-        placed[on] = (refined.start_index, refined.end_index)
-    assert placed[True] == (7, 30)
-    assert placed[False] != (7, 30)  # the grey-level placement alone takes the picture's move
+    refined = h.reader.refine(cue)
+    return refined.start_index, refined.end_index
+
+
+def _with_strokes(change: FrameChange, plane: int, pixels: int) -> FrameChange:
+    """``change`` with ``pixels`` stroke pixels appeared (vanished) in each cell of line()'s band."""
+    grid = change.grid().copy()
+    grid[plane][ROW, 5:15] = pixels
+    return FrameChange(change.index, 0, 0, 0, grid.tobytes(), ROWS, COLS)
+
+
+def test_a_text_whose_strokes_all_come_on_one_frame_starts_there_though_its_stable_edges_settle_later():
+    changes = lines_scene(range(1, 40), (7, 30, ROW))
+    for i in (8, 9, 10):  # a picture moving under the new line: its edges are not still at first
+        grid = changes[i].grid().copy()
+        grid[STABLE][ROW, 5:15] = 0
+        changes[i] = FrameChange(i, 0, 0, 0, grid.tobytes(), ROWS, COLS)
+    changes[7] = _with_strokes(changes[7], APPEARED, 3)  # 60 stroke pixels appear on frame 7 ...
+    changes[30] = _with_strokes(changes[30], VANISHED, 3)  # ... and vanish on frame 30
+    assert _refined_hello(changes, PLACE_ON_SPIKE=True) == (7, 30)
+    assert _refined_hello(changes, PLACE_ON_SPIKE=False)[0] == 10  # the stable edges' level alone: where they settled
+
+
+def test_a_stroke_spike_is_one_frame_standing_out_in_the_texts_cells():
+    region = CELLS.cells([line("x").bounds])
+    quiet = [strokes_change(i) for i in range(1, 13)]
+    spiked = [_with_strokes(c, APPEARED, 3) if c.index == 5 else c for c in quiet]
+    assert ev.strokes_spike_at(spiked, region, up=True) == 5
+    assert ev.strokes_spike_at(spiked, region, up=False) is None  # nothing vanished
+    faint = [_with_strokes(c, APPEARED, 1) if c.index in (5, 6) else c for c in quiet]  # 20 and 20: no one frame
+    assert ev.strokes_spike_at(faint, region, up=True) is None
+    few = [strokes_change(5, appeared=[(slice(9, 10), slice(5, 8), 2)]) if c.index == 5 else c for c in quiet]
+    assert ev.strokes_spike_at(few, region, up=True) is None  # 6 stroke pixels: under SPIKE_MIN
 
 
 def test_a_cue_is_sought_back_past_fed_frames_the_pixel_test_alone_vouched_for_when_nothing_came_after_them():

@@ -333,6 +333,27 @@ def stable_step_at(window: Sequence[FrameChange], region: np.ndarray, *, up: boo
     return window[max(0, at - 1) if up else at].index
 
 
+#: A text whose strokes all appear (vanish) on one frame: in its own cells, that frame's appeared (vanished) stroke
+#: pixels are at least SPIKE_MIN and SPIKE_TIMES times those of any other frame of the window.
+SPIKE_MIN = 8
+SPIKE_TIMES = 4.0
+
+
+def strokes_spike_at(window: Sequence[FrameChange], region: np.ndarray, *, up: bool) -> int | None:
+    """The frame on which the stroke pixels of a text whose cells are ``region`` all appeared (``up``: its first
+    frame) or vanished (its first frame gone) at once, when one frame of the window stands out so
+    (``SPIKE_MIN``, ``SPIKE_TIMES``); None otherwise. Over a moving picture the stable edges are noisy while a
+    text's strokes still come on one frame."""
+    if not window or not region.any():
+        return None
+    counts = (stack(window)[:, APPEARED if up else VANISHED] * region).sum(axis=(1, 2)).astype(np.int64)
+    k = int(np.argmax(counts))
+    rest = np.delete(counts, k)
+    if counts[k] < SPIKE_MIN or (rest.size and counts[k] < SPIKE_TIMES * rest.max()):
+        return None
+    return window[k].index
+
+
 #: A *fade* (a text's alpha ramped over several frames, ``\fad`` in ASS): its cells' grey levels move on each frame
 #: of a run of at least FADE_FRAMES, each by more than twice their FADE_BASE percentile over the frames seen plus
 #: FADE_FLOOR levels a cell; its stable edges pass between their two levels on at least FADE_RAMP of those frames (a

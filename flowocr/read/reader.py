@@ -162,6 +162,13 @@ class ChangeReader:
     # within 0/1/2 frames: 0.824/0.904/0.927 -> 0.859/0.935/0.942 (a first version within the window alone:
     # 0.834/0.909/0.927); seed 11: 0.850/0.909/0.938 -> 0.861/0.917/0.942; nothing else changed.
     PLACE_FADES = True
+    # A start (end) on the frame where the text's stroke pixels all appeared (vanished) at once in its own cells, when
+    # one frame stands out so (events.strokes_spike_at), before the stable edges' level change: over a moving picture
+    # (footage behind a thin outline) the stable edges of the text's cells settle frames after it came. Boundaries
+    # within 0/1/2 frames, dev seed 13: 0.890/0.947/0.957 -> 0.924/0.955/0.963; 11: 0.883/0.935/0.959 ->
+    # 0.913/0.939/0.959 (two starts a frame later, six boundaries better); report seed 2027: 0.859/0.914/0.932 ->
+    # 0.914/0.935/0.951; nothing else changed. SPIKE_MIN 30 gained a third as much on seed 13, 15 about half.
+    PLACE_ON_SPIKE = True
     # Where nothing in a cue's cells says it came between the fed frame before its first reading and that reading
     # (went between its last reading and the next fed frame), and that fed frame reused a reading on the pixel test's
     # word alone (``unchanged``: a thin or light line over a picture can come or go unseen), it is sought back to the
@@ -738,12 +745,15 @@ class ChangeReader:
         """Once ``found`` (an event or a burst in frames (lo, hi]) says a text whose cells are ``region`` appeared
         (``up``) or vanished there: the frame where its cells' stable edges change level, or where it was half
         opaque when it faded there."""
-        from flowocr.read.events import faded_at, stable_step_at
+        from flowocr.read.events import faded_at, stable_step_at, strokes_spike_at
 
         if found is None or not self.PLACE_ON_STABLE:
             return found
         window, context = self._window(lo, hi), self._context(lo, hi)
-        if self.LEVEL_CONTEXT:
+        spike = strokes_spike_at(window, region, up=up) if self.PLACE_ON_SPIKE else None
+        if spike is not None:
+            level = spike
+        elif self.LEVEL_CONTEXT:
             seen = [*window, *context["after"]] if up else [*context["before"], *window]
             level = stable_step_at(seen, region, up=up)
             if level is not None and not lo < level <= hi:
