@@ -14,7 +14,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -490,6 +490,10 @@ class VideoRun:
             else:
                 bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
             lines = tuple(line for line in read_frame(self.engine, image, rect, bands) if plausible(line))
+        if self.options.lang == "es":  # the marks the model cannot read (flowocr.ocr.langs.opening_marks)
+            from flowocr.ocr.langs import opening_marks
+
+            lines = tuple(replace(line, text=opening_marks("es", line.text)) for line in lines)
         self.stats.ocr_calls += 1
         if self.stats.first_ocr_s is None:
             self.stats.first_ocr_s = time.monotonic() - self._started

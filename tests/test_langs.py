@@ -195,23 +195,53 @@ def test_tesseract_reads_an_outlined_line_over_a_picture(code, text) -> None:
     assert max(errors) <= 0.15, errors  # two misread letters of 16 at most
 
 
-@needs_tesserocr
-@needs_tessdata("ru")
-def test_run_lang_ru_writes_the_russian_subtitles_of_a_short_video(tmp_path) -> None:
-    srt = tmp_path / "truth.srt"
-    cues = [("00:00:00,500", "00:00:02,000", "Мы читаем субтитры"), ("00:00:02,500", "00:00:04,000", "Привет, мир")]
+def subtitled_video(tmp_path: Path, name: str, cues: list[tuple[str, str, str]]) -> Path:
+    """A 4.5 s 640 x 360 video of a Mandelbrot zoom with ``cues`` (start, end, text) burned in by libass."""
+    srt = tmp_path / f"{name}.truth.srt"
     srt.write_text("\n".join(f"{n}\n{a} --> {b}\n{t}\n" for n, (a, b, t) in enumerate(cues, 1)), encoding="utf-8")
-    video = tmp_path / "russian.mp4"
+    video = tmp_path / f"{name}.mp4"
     style = "FontName=Noto Sans CJK SC,FontSize=26,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000,Outline=2,Shadow=0"
     subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "mandelbrot=s=640x360:r=25,trim=duration=4.5",
                     "-vf", f"subtitles=filename={srt}:force_style='{style}'", "-c:v", "libx264", "-preset",
                     "ultrafast", "-pix_fmt", "yuv420p", str(video)], check=True)  # fmt: skip
+    return video
+
+
+@needs_tesserocr
+@needs_tessdata("ru")
+def test_run_lang_ru_writes_the_russian_subtitles_of_a_short_video(tmp_path) -> None:
+    cues = [("00:00:00,500", "00:00:02,000", "Мы читаем субтитры"), ("00:00:02,500", "00:00:04,000", "Привет, мир")]
+    video = subtitled_video(tmp_path, "russian", cues)
     out = tmp_path / "out"
     done = run_cli("run", str(video), "--lang", "ru", "-o", str(out), "--formats", "srt,json", "-q")
     assert done.returncode == 0, done.stderr
     read = read_srt(out / "russian.srt")
     assert [entry.text for entry in read] == [text for _, _, text in cues]
     assert abs(float(read[0].start) - 0.5) <= 0.08 and abs(float(read[1].end) - 4.0) <= 0.08
+
+
+def test_spanish_exclamations_get_the_opening_mark_the_model_cannot_read() -> None:
+    from flowocr.ocr.langs import opening_marks
+
+    assert opening_marks("es", "Vámonos!") == "¡Vámonos!"
+    assert opening_marks("es", "Sí, claro. Vamos!") == "Sí, claro. ¡Vamos!"
+    assert opening_marks("es", "¿Qué? No! Espera.") == "¿Qué? ¡No! Espera."
+    assert opening_marks("es", '"Corre!"\n- Ya voy!') == '"¡Corre!"\n- ¡Ya voy!'
+    assert opening_marks("es", "¡Ya!") == "¡Ya!" and opening_marks("es", "Hola.") == "Hola."
+    assert opening_marks("en", "No!") == "No!" and opening_marks("fr", "Allez !") == "Allez !"
+
+
+def test_run_lang_es_writes_the_opening_exclamation_mark(tmp_path) -> None:
+    cues = [("00:00:00,500", "00:00:02,000", "¡Vámonos!"), ("00:00:02,500", "00:00:04,000", "¿Qué hora es?")]
+    video = subtitled_video(tmp_path, "spanish", cues)
+    texts = {}
+    for lang in ("es", "ch"):
+        out = tmp_path / lang
+        done = run_cli("run", str(video), "--lang", lang, "-o", str(out), "--formats", "srt", "-q")
+        assert done.returncode == 0, done.stderr
+        texts[lang] = [entry.text for entry in read_srt(out / "spanish.srt")]
+    assert texts["es"] == ["¡Vámonos!", "¿Qué hora es?"]
+    assert texts["ch"] == ["Vámonos!", "¿Qué hora es?"]  # what the model reads: "¡" is not in its alphabet
 
 
 def test_the_calibration_fingerprint_names_the_engine() -> None:

@@ -18,6 +18,7 @@ Pure data: importing this module loads nothing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 DEFAULT_LANG = "ch"
@@ -81,7 +82,7 @@ LANGUAGES: dict[str, Language] = {
         _rapid("ja", "Japanese", _KANA),
         _rapid("fr", "French", "àâæçéèêëîïôœùûüÿ"),
         _rapid("de", "German", "äöüß"),
-        _rapid("es", "Spanish", "áéíñóúü"),  # "¿" is in the alphabet, "¡" is not (dropped)
+        _rapid("es", "Spanish", "áéíñóúü"),  # "¿" is in the alphabet, "¡" is not: opening_marks puts it back
         _rapid("it", "Italian", "àèéìíîòóùú"),
         _rapid("pt", "Portuguese", "áâãàçéêíóôõú"),
         _rapid("nl", "Dutch", "áéëíïóöúü"),
@@ -141,3 +142,27 @@ def language(code: str) -> Language:
 def codes_for(engine: str) -> tuple[str, ...]:
     """The codes read by ``engine`` (``rapidocr`` or ``tesseract``), in table order."""
     return tuple(code for code, lang in LANGUAGES.items() if lang.engine == engine)
+
+
+#: A sentence of a line: up to its end mark (and closing quotes or brackets after it), then spaces.
+_SENTENCE = re.compile(r"[^.!?…]*(?:[.!?…]+[\"'”’»)\]]*|$)\s*")
+
+
+def opening_marks(code: str, text: str) -> str:
+    """``text`` read for language ``code``, with the opening marks the language writes and the shipped model cannot
+    read put back: Spanish opens each exclamation with "¡", which the model's alphabet lacks ("¡Vámonos!" is read
+    "Vámonos!"), so with ``es`` each sentence ending with "!" that has no "¡" gets one before its first letter (after
+    an opening quote or dash). Other languages: ``text`` as it is."""
+    if code != "es" or "!" not in text:
+        return text
+    out = []
+    for line in text.split("\n"):
+        pieces = []
+        for sentence in _SENTENCE.findall(line):
+            if sentence.rstrip().rstrip("\"'”’»)]").endswith("!") and "¡" not in sentence:
+                first = next((k for k, ch in enumerate(sentence) if ch.isalnum()), None)
+                if first is not None:
+                    sentence = sentence[:first] + "¡" + sentence[first:]
+            pieces.append(sentence)
+        out.append("".join(pieces))
+    return "\n".join(out)
