@@ -471,25 +471,29 @@ class VideoRun:
         """The OCR engine, once its models are loaded (raises what loading raised)."""
         return self._engine_loading.result()
 
-    def ocr(self, image, strokes=None, rows=(), lines=(), slop=0) -> tuple:
+    def ocr(self, image, strokes=None, rows=(), lines=(), slop=0, whole=False) -> tuple:
         """OCR one full frame inside the text area; lines in frame pixels.
 
         With the area's stroke map (:func:`flowocr.ocr.strokes.frame_strokes`), only the bands of the area that hold
         strokes, the row spans ``lines`` of lines read before and the parts of the cell spans ``rows`` where the change
         detector saw text change that are ``slop`` tall (frame pixels) are read (:func:`flowocr.ocr.area.read_bands`),
         by :func:`flowocr.ocr.area.read_frame` (a band read empty, or over a busy picture, is read again with its
-        background isolated); without one, and with ``--whole-area``, the whole area.
+        background isolated); without one, and with ``--whole-area``, the whole area. ``whole``: the whole area, and
+        on a large frame its stroke bands too (:func:`flowocr.ocr.area.read_whole`).
         """
-        from flowocr.ocr.area import read_bands, read_frame
+        from flowocr.ocr.area import read_bands, read_frame, read_whole
         from flowocr.ocr.types import plausible
 
         rect, info = self.area, self.info
         with self._ocr_stage():
             if strokes is None or self.options.whole_area:
-                bands = [rect]
+                found = read_frame(self.engine, image, rect, [rect])
+            elif whole:
+                found = read_whole(self.engine, image, rect, strokes, info.display_height)
             else:
                 bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
-            lines = tuple(line for line in read_frame(self.engine, image, rect, bands) if plausible(line))
+                found = read_frame(self.engine, image, rect, bands)
+            lines = tuple(line for line in found if plausible(line))
         if self.options.lang == "es":  # the marks the model cannot read (flowocr.ocr.langs.opening_marks)
             from flowocr.ocr.langs import opening_marks
 

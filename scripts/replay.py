@@ -201,7 +201,7 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     """The cues of one video, read over the cache by the real reader and builder, and the OCR calls made."""
     from flowocr.cues.builder import CueBuilder
     from flowocr.cues.model import FrameText
-    from flowocr.ocr.area import read_bands, read_frame
+    from flowocr.ocr.area import WHOLE_DETAIL_SIDE, read_bands, read_frame, read_whole
     from flowocr.ocr.detect import probe_frame
     from flowocr.ocr.strokes import frame_strokes
     from flowocr.ocr.types import plausible
@@ -220,9 +220,17 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
         real = cache.frame(frame.index)
         return frame_strokes(real, (rect.x, rect.y, rect.w, rect.h))
 
-    def ocr(frame, strokes=None, rows=(), lines=(), slop=0):
-        bands = [rect] if strokes is None else read_bands(strokes, rect, info.display_height, rows, lines, slop)
+    def ocr(frame, strokes=None, rows=(), lines=(), slop=0, whole=False):
         calls[0] += 1
+        if whole and strokes is not None and max(rect.w, rect.h) > WHOLE_DETAIL_SIDE:  # as read_whole reads it
+            key = (frame.index, "whole")
+            if key not in cache.reads:
+                cache.reads[key] = read_whole(engine, cache.frame(frame.index).image, rect, strokes,
+                                              info.display_height)  # fmt: skip
+                cache._dirty = True
+            return tuple(line for line in cache.reads[key] if plausible(line))
+        bands = [rect] if strokes is None or whole else read_bands(strokes, rect, info.display_height, rows, lines,
+                                                                    slop)  # fmt: skip
         key = (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands))
         if key not in cache.reads:
             cache.reads[key] = read_frame(engine, cache.frame(frame.index).image, rect, bands)

@@ -504,3 +504,28 @@ def test_a_full_stop_standing_apart_from_the_line_is_read_with_it() -> None:
     assert texts(engine, alone) == ["我饿死了。"]
     close = line("天快黑了", 0.0)
     assert texts(plain, close) == texts(engine, close) == ["天快黑了。"]
+
+
+def test_a_large_first_frame_is_read_whole_and_by_its_stroke_bands_so_a_small_corner_logo_is_not_lost(engine):
+    from PIL import Image, ImageDraw, ImageFont
+
+    from flowocr.ocr.area import Rect, read_frame, read_whole
+    from flowocr.ocr.strokes import strokes
+
+    def frame(width: int, height: int) -> np.ndarray:  # a 27 px serif logo top right over a flat picture
+        image = Image.new("RGB", (width, height), (133, 150, 89))
+        serif = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf", 27)
+        ImageDraw.Draw(image).text((width - 134, 80), "HD", font=serif, fill=(235, 235, 235), stroke_width=1,
+                                   stroke_fill=(0, 0, 0))  # fmt: skip
+        return np.ascontiguousarray(np.asarray(image)[:, :, ::-1])
+
+    big = frame(2560, 1440)
+    area = Rect(0, 0, 2560, 1440)
+    # the whole 1440p frame reaches the detector at 960 px: the logo shrinks to 10 px and is not found
+    assert read_frame(engine, big, area, [area]) == ()
+    lines = read_whole(engine, big, area, strokes(big), 1440)
+    assert [line.text for line in lines] == ["HD"] and lines[0].bounds[0] > 2400  # in frame pixels
+    # a frame the detector sees at half its size or more is read whole only (no extra work)
+    small = frame(1280, 720)
+    area = Rect(0, 0, 1280, 720)
+    assert read_whole(engine, small, area, strokes(small), 720) == read_frame(engine, small, area, [area])

@@ -278,7 +278,7 @@ class Harness:
         self.probes.append((frame.index, tuple(rows) + tuple(lines)))
         return self.boxes.get(frame.index)
 
-    def ocr(self, frame, strokes=None, rows=(), lines=(), slop=0):
+    def ocr(self, frame, strokes=None, rows=(), lines=(), slop=0, whole=False):
         self.calls.append((frame.index, tuple(rows) + tuple(lines)))
         return self.texts.get(frame.index, ())
 

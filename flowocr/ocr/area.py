@@ -255,9 +255,42 @@ def _weight(lines) -> float:
     return sum(line.score * len(_squashed(line.text)) for line in lines)
 
 
+#: A whole area whose long side is over this many pixels reaches OCR's detector below half its size (960 px): a
+#: corner logo of a 1440p or 4K frame's first reading shrinks to 11 px and is lost or read in part. Its stroke
+#: bands are read too then (:func:`read_whole`).
+WHOLE_DETAIL_SIDE = 1920
+
+
+def read_whole(engine, image: np.ndarray, area: Rect, strokes, frame_height: int) -> tuple[TextLine, ...]:
+    """OCR of the whole ``area`` of a full frame (the first frame: nothing is known yet of where text is); where the
+    area is over ``WHOLE_DETAIL_SIDE`` px long and its stroke map ``strokes`` is given, its stroke bands too, read
+    at their own scale in the same call: a line found there replaces the whole read's lines it overlaps."""
+    if strokes is None or max(area.w, area.h) <= WHOLE_DETAIL_SIDE or not strokes.mask.any():
+        return read_frame(engine, image, area, [area])
+    whole, *banded = read_frame_bands(engine, image, area, [area, *read_bands(strokes, area, frame_height)])
+    found = [line for lines in banded for line in lines]
+    return tuple(found) + tuple(line for line in whole if not any(_overlap(line.bounds, b.bounds) for b in found))
+
+
+def _overlap(a, b) -> bool:
+    """Whether two boxes (x0 y0 x1 y1) share at least a third of the smaller one."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return False
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return smaller > 0 and w * h >= smaller / 3
+
+
 def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> tuple[TextLine, ...]:
+    """OCR the ``bands`` of a full frame ``image`` (:func:`read_frame_bands`); lines in frame pixels, in band
+    order."""
+    return tuple(line for lines in read_frame_bands(engine, image, area, bands) for line in lines)
+
+
+def read_frame_bands(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> list[tuple[TextLine, ...]]:
     """OCR the ``bands`` of a full frame ``image`` in one engine call (the whole frame when the only band is the
-    whole frame), and a second one for the bands read again below; lines in frame pixels, in band order.
+    whole frame), and a second one for the bands read again below; each band's lines in frame pixels.
 
     A band where the detector finds nothing but that holds strokes is read again with its background isolated
     (:func:`flowocr.ocr.strokes.isolate`): over a busy picture (a cellular texture, a fractal) PP-OCR's detector
@@ -287,7 +320,7 @@ def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> 
             if _weight(kept) > _weight(results[k].lines):
                 # the isolated image is the crop's rows from ``found.top``: its boxes moved back into the crop
                 results[k] = OcrResult(to_frame(kept, Rect(0, found.top, found.image.shape[1], found.image.shape[0])))
-    return tuple(line for band, result in zip(bands, results) for line in result_to_frame(result, band).lines)
+    return [tuple(result_to_frame(result, band).lines) for band, result in zip(bands, results)]
 
 
 # --- auto: the band where text recurs -------------------------------------------------------------------------

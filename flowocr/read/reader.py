@@ -39,11 +39,12 @@ class ReadTools:
     """What a reader may do, handed to it as callables.
 
     ``strokes(frame)``: the stroke map of a frame's text area (None for None).
-    ``ocr(image, strokes, rows=(), lines=(), slop=0)``: read a full BGR frame's text area, lines in frame pixels:
-    with ``strokes``, only its stroke bands, the row spans ``lines`` of lines read before and the parts of the cell
-    spans ``rows`` they leave out that are ``slop`` tall (:func:`flowocr.ocr.area.read_bands`); the whole area
-    without. ``fetch(i)``: frame ``i`` decoded on its own (None when the source lacks it). ``index``: the frame
-    index (pts and times). ``origin``: the text area's top-left corner in frame pixels."""
+    ``ocr(image, strokes, rows=(), lines=(), slop=0, whole=False)``: read a full BGR frame's text area, lines in
+    frame pixels: with ``strokes``, only its stroke bands, the row spans ``lines`` of lines read before and the parts
+    of the cell spans ``rows`` they leave out that are ``slop`` tall (:func:`flowocr.ocr.area.read_bands`); the whole
+    area without, or with ``whole`` (and on a large frame its stroke bands too: :func:`flowocr.ocr.area.read_whole`).
+    ``fetch(i)``: frame ``i`` decoded on its own (None when the source lacks it). ``index``: the frame index (pts and
+    times). ``origin``: the text area's top-left corner in frame pixels."""
 
     strokes: Callable[[Frame | None], Strokes | None]
     ocr: Callable[..., Lines]
@@ -320,7 +321,8 @@ class ChangeReader:
 
         The rules, in order (the reason is logged as ``why``):
 
-        - ``first``: the first frame is read whole (nothing is known yet of where text may be);
+        - ``first``: the first frame is read whole (nothing is known yet of where text may be), and on a frame over
+          twice the detector's side by its stroke bands too (``whole``: :func:`flowocr.ocr.area.read_whole`);
         - ``between``: an event that brought something (:meth:`_states_between`) and the next one in its rows at least
           ``MIN_STATE_FRAMES`` later, both since the last fed frame, mean a text state between the samples: its
           middle frame is decoded and read (the rows of every event since the last fed frame that brought
@@ -374,7 +376,7 @@ class ChangeReader:
         if previous is None:
             self._refer(now, frame)
             self.previous_map = now
-            out.append(self._fed(frame.index, frame.pts, tools.ocr(frame.image), False, "first", now))
+            out.append(self._fed(frame.index, frame.pts, tools.ocr(frame.image, now, whole=True), False, "first", now))
             return out
         found = self._events(previous, frame.index)
         self.change_points += len(found)
