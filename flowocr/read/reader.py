@@ -350,7 +350,7 @@ class ChangeReader:
           read would take (:meth:`_probe_vouches`): reused;
         - ``vanished``: the boxes lost their strokes, no new strokes came in them, and every text event since was a
           band emptied (:attr:`~flowocr.read.events.Event.emptied`; a replacement whose strokes do not show keeps
-          stable edges): empty, without OCR;
+          stable edges): empty, without OCR, but for the last lines seen there unchanged (``PARTLY_VANISHED``);
         - ``changed``: the pixel test sees the text of the last reading change in its boxes, or new strokes outside
           them that stayed since the last sample (a fade);
         - ``unvouched``: a text event in the boxes while the pixel test cannot see the text there (too few
@@ -745,8 +745,9 @@ class ChangeReader:
 
     def _placed(self, found: int | None, lo: int, hi: int, region: np.ndarray, *, up: bool) -> int | None:
         """Once ``found`` (an event or a burst in frames (lo, hi]) says a text whose cells are ``region`` appeared
-        (``up``) or vanished there: the frame where its cells' stable edges change level, or where it was half
-        opaque when it faded there."""
+        (``up``) or vanished there: the frame where its stroke pixels all appeared or vanished at once
+        (``PLACE_ON_SPIKE``), else where its cells' stable edges change level; or where it was half opaque when it
+        faded there."""
         from flowocr.read.events import faded_at, stable_step_at, strokes_spike_at
 
         if found is None or not self.PLACE_ON_STABLE:
