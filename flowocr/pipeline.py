@@ -494,10 +494,9 @@ class VideoRun:
                 bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
                 found = read_frame(self.engine, image, rect, bands)
             lines = tuple(line for line in found if plausible(line))
-        if self.options.lang == "es":  # the marks the model cannot read (flowocr.ocr.langs.opening_marks)
-            from flowocr.ocr.langs import opening_marks
+        from flowocr.ocr.langs import opening_marks  # the marks the language writes and the model cannot read
 
-            lines = tuple(replace(line, text=opening_marks("es", line.text)) for line in lines)
+        lines = tuple(replace(line, text=opening_marks(self.options.lang, line.text)) for line in lines)
         self.stats.ocr_calls += 1
         if self.stats.first_ocr_s is None:
             self.stats.first_ocr_s = time.monotonic() - self._started

@@ -220,22 +220,23 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
         real = cache.frame(frame.index)
         return frame_strokes(real, (rect.x, rect.y, rect.w, rect.h))
 
+    def read_cached(frame, key, read) -> tuple:
+        """``read(image)`` of the frame's full image, cached under ``key``; its plausible lines."""
+        if key not in cache.reads:
+            cache.reads[key] = read(cache.frame(frame.index).image)
+            cache._dirty = True
+        return tuple(line for line in cache.reads[key] if plausible(line))
+
     def ocr(frame, strokes=None, rows=(), lines=(), slop=0, whole=False):
         calls[0] += 1
         if whole and strokes is not None and max(rect.w, rect.h) > WHOLE_DETAIL_SIDE:  # as read_whole reads it
-            key = (frame.index, "whole")
-            if key not in cache.reads:
-                cache.reads[key] = read_whole(engine, cache.frame(frame.index).image, rect, strokes,
-                                              info.display_height)  # fmt: skip
-                cache._dirty = True
-            return tuple(line for line in cache.reads[key] if plausible(line))
+            return read_cached(frame, (frame.index, "whole"),
+                               lambda image: read_whole(engine, image, rect, strokes, info.display_height))
+        # a smaller frame read whole is its area's one band, keyed so (as before read_whole)
         bands = [rect] if strokes is None or whole else read_bands(strokes, rect, info.display_height, rows, lines,
                                                                     slop)  # fmt: skip
-        key = (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands))
-        if key not in cache.reads:
-            cache.reads[key] = read_frame(engine, cache.frame(frame.index).image, rect, bands)
-            cache._dirty = True
-        return tuple(line for line in cache.reads[key] if plausible(line))
+        return read_cached(frame, (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands)),
+                           lambda image: read_frame(engine, image, rect, bands))
 
     def probe(frame, strokes, rows=(), lines=(), slop=0):
         bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)

@@ -42,6 +42,7 @@ from fractions import Fraction
 from flowocr.cues.builder import find_root
 from flowocr.cues.model import Cue
 from flowocr.cues.text import similarity
+from flowocr.ocr.types import box_iou, inside_share
 
 Bounds = tuple[float, float, float, float]
 
@@ -77,25 +78,6 @@ class Overlay:
         return {"kind": "overlay", "text": self.text, "box": [round(v, 1) for v in self.box],
                 "start": float(self.start), "end": float(self.end), "covered_s": float(self.covered),
                 "cues": len(self.cues)}  # fmt: skip
-
-
-def box_iou(a: Bounds, b: Bounds) -> float:
-    """Intersection over union of two ``(x0, y0, x1, y1)`` boxes (0 for boxes without area)."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def inside_share(a: Bounds, b: Bounds) -> float:
-    """The share of box ``a`` (``(x0, y0, x1, y1)``) that lies inside box ``b`` (0 for a box without area)."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    area = (a[2] - a[0]) * (a[3] - a[1])
-    return w * h / area if w > 0 and h > 0 and area > 0 else 0.0
 
 
 def _is_piece(c: Cue, o: Overlay, opts: OverlayOptions) -> bool:

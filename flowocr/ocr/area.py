@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 
 from flowocr.errors import UsageError
-from flowocr.ocr.types import OcrResult, TextLine
+from flowocr.ocr.types import OcrResult, TextLine, inside_share
 
 BOTTOM_FRACTION = 0.30
 TOP_FRACTION = 0.30
@@ -274,12 +274,7 @@ def read_whole(engine, image: np.ndarray, area: Rect, strokes, frame_height: int
 
 def _overlap(a, b) -> bool:
     """Whether two boxes (x0 y0 x1 y1) share at least a third of the smaller one."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return False
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return smaller > 0 and w * h >= smaller / 3
+    return max(inside_share(a, b), inside_share(b, a)) >= 1 / 3
 
 
 def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> tuple[TextLine, ...]:

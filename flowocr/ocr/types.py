@@ -5,6 +5,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 Point = tuple[float, float]
+Bounds = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+def box_area(a: Bounds) -> float:
+    """The area of an ``(x0, y0, x1, y1)`` box (0 for an empty or inverted one)."""
+    return max(0.0, a[2] - a[0]) * max(0.0, a[3] - a[1])
+
+
+def box_intersection(a: Bounds, b: Bounds) -> float:
+    """The area two ``(x0, y0, x1, y1)`` boxes share."""
+    return box_area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
+
+
+def box_iou(a: Bounds, b: Bounds) -> float:
+    """Intersection over union of two boxes (0 for boxes without area)."""
+    inter = box_intersection(a, b)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if inter > 0 and union > 0 else 0.0
+
+
+def inside_share(a: Bounds, b: Bounds) -> float:
+    """The share of box ``a`` that lies inside box ``b`` (0 for a box without area)."""
+    area = box_area(a)
+    return box_intersection(a, b) / area if area > 0 else 0.0
 
 
 @dataclass(frozen=True)

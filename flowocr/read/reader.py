@@ -807,16 +807,10 @@ def box_grey(frame: Frame | None, box: tuple[int, int, int, int]) -> np.ndarray 
 def same_boxes(found, known, min_iou: float) -> bool:
     """Whether the boxes ``found`` (x0 y0 x1 y1) are the boxes ``known``: each known box overlaps one found box,
     and each found box one known box, by at least ``min_iou`` (intersection over union)."""
+    from flowocr.ocr.types import box_iou
 
-    def iou(a, b) -> float:
-        w = min(a[2], b[2]) - max(a[0], b[0])
-        h = min(a[3], b[3]) - max(a[1], b[1])
-        inter = max(0.0, w) * max(0.0, h)
-        union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-        return inter / union if union > 0 else 0.0
-
-    return all(any(iou(k, f) >= min_iou for f in found) for k in known) and all(
-        any(iou(f, k) >= min_iou for k in known) for f in found
+    return all(any(box_iou(k, f) >= min_iou for f in found) for k in known) and all(
+        any(box_iou(f, k) >= min_iou for k in known) for f in found
     )
 
 
