@@ -2,7 +2,7 @@
 
     python scripts/eval.py VIDEO GT.srt [--pred PRED.srt] [--json]
     python scripts/eval.py corpus DIR [--vs naive] [--json OUT.json] [--jobs 1] [--only NAME,...]
-                                      [--run-args "..."] [--keep DIR]
+                                      [--run-args "..."] [--keep DIR] [--one-lang]
 
 **One video.** Without ``--pred`` it runs ``flowocr run VIDEO -o TMPDIR --formats srt`` (this interpreter, as a
 process) and scores ``TMPDIR/<stem>.srt``. Frame times come from the video's own frame index (the packet scan), so
@@ -12,20 +12,21 @@ scored; the flowocr exit code when the run failed; 2 for unusable arguments.
 **A corpus** (a folder made by ``scripts/make_corpus.py``: ``corpus.json`` listing the videos, and per video NAME
 its file, ``NAME.srt`` (the subtitle truth) and ``NAME.json`` (categories, cue attributes, overlays)). For each
 video, in one pass: ffmpeg's own decode of the file is timed (``ffmpeg -threads 0 -i F -map 0:v:0 -f null -``,
-wall), then ``flowocr run VIDEO -o TMP --formats srt,json,jsonl -q`` (plus ``--run-args``) as a process, timed
-(wall); its report gives ``ocr.calls`` and ``complete``, its SRT the predictions. With ``--vs naive`` the naive
-method (``flowocr.read.naive``: OCR of every frame at 3 fps, in this process, the engine loaded once; its result is
-cached per video file in ``$XDG_CACHE_HOME/flowocr/naive``, wall time included) reads the
-same video and is scored the same way. Scoring, the overlay rule (a reading of a logo is counted as ``overlay``,
-not as a phantom; overlays are never missed) and every column are defined in ``flowocr/cues/corpus.py``.
-One line per video is printed as it is done, then the totals, the per-category table and, with ``--vs naive``,
-the rows where flowocr is worse than naive. ``--json OUT.json`` writes all of it with per-video details; ``--keep
-DIR`` keeps each video's outputs (SRT, JSONL, report; naive's SRT as ``NAME.naive.srt``) in ``DIR/NAME/``.
-``--jobs N`` reads N videos at once (the run/decode ratios then measure a shared machine). The machine is
-calibrated first (``flowocr calibrate``, which measures only when no valid calibration is stored; skipped with
-``FLOWOCR_CALIBRATION=conservative``), so the first video's time holds no calibration. Exit 0 when every video
-was read; 8 when some run failed (those count as predicting nothing); 2 for an unusable corpus or arguments.
-"""
+wall), then ``flowocr run VIDEO -o TMP --formats srt,json,jsonl -q`` (plus ``--lang`` of the video's lines, as its
+user would give it: the JSON's ``categories.lang``, ``es`` for a Spanish video; not with ``--one-lang`` or a
+``--lang`` in ``--run-args``; plus ``--run-args``) as a process, timed (wall); its report gives ``ocr.calls`` and
+``complete``, its SRT the predictions. With ``--vs naive`` the naive method (``flowocr.read.naive``: OCR of every
+frame at 3 fps, in this process, the engine loaded once; its result is cached per video file in
+``$XDG_CACHE_HOME/flowocr/naive``, wall time included; the language's opening marks added as ``flowocr run`` adds
+them) reads the same video and is scored the same way. Scoring, the overlay rule (a reading of a logo is counted as
+``overlay``, not as a phantom; overlays are never missed) and every column are defined in
+``flowocr/cues/corpus.py``. One line per video is printed as it is done, then the totals, the per-category table
+and, with ``--vs naive``, the rows where flowocr is worse than naive. ``--json OUT.json`` writes all of it with
+per-video details; ``--keep DIR`` keeps each video's outputs (SRT, JSONL, report; naive's SRT as ``NAME.naive.srt``)
+in ``DIR/NAME/``. ``--jobs N`` reads N videos at once (the run/decode ratios then measure a shared machine). The
+machine is calibrated first (``flowocr calibrate``, which measures only when no valid calibration is stored; skipped
+with ``FLOWOCR_CALIBRATION=conservative``), so the first video's time holds no calibration. Exit 0 when every video
+was read; 8 when some run failed (those count as predicting nothing); 2 for an unusable corpus or arguments. """
 
 from __future__ import annotations
 
@@ -195,11 +196,27 @@ def cached_naive(video: Path, engine):
     return result
 
 
+def video_lang(meta: dict, run_args: list[str]) -> str | None:
+    """The ``--lang`` a user of this video gives (its JSON's ``categories.lang``: ``es`` for a Spanish video), None
+    when the JSON names none or ``run_args`` already give one."""
+    if any(a == "--lang" or a.startswith("--lang=") for a in run_args):
+        return None
+    lang = (meta.get("categories") or {}).get("lang")
+    return str(lang) if lang else None
+
+
 def evaluate_video(
-    folder: Path, name: str, *, run_args: list[str], keep: Path | None, engine, python: str | None = None
+    folder: Path, name: str, *, run_args: list[str], keep: Path | None, engine, python: str | None = None,
+    own_lang: bool = True,
 ) -> VideoOutcome:
-    """One corpus video read by flowocr (and by the naive method when ``engine`` is given), scored."""
+    """One corpus video read by flowocr (and by the naive method when ``engine`` is given), scored. With
+    ``own_lang`` each reads it in the language of its lines (:func:`video_lang`), as its user would."""
+    from flowocr.ocr.langs import opening_marks
+
     meta = load_meta(folder, name)
+    lang = video_lang(meta, run_args) if own_lang else None
+    if lang:
+        run_args = [*run_args, "--lang", lang]
     video = video_file(folder, name, meta)
     entries = read_srt(folder / (meta.get("srt") or f"{name}.srt"))
     index = scan_index(probe(str(video)))
@@ -219,7 +236,7 @@ def evaluate_video(
         if keep:
             (keep / name).mkdir(parents=True, exist_ok=True)
             write_srt(result.cues, keep / name / f"{name}.naive.srt")
-        pred = [(c.start, c.end, c.text) for c in result.cues]
+        pred = [(c.start, c.end, opening_marks(lang, c.text) if lang else c.text) for c in result.cues]
         naive = method_outcome(pred, truth, times, overlays, ocr_calls=result.ocr_calls, seconds=result.seconds)
     return VideoOutcome(name, video_categories(meta), truth, decode_s, ours, naive)
 
@@ -244,6 +261,8 @@ def corpus_main(argv: list[str]) -> int:
     parser.add_argument("--only", metavar="NAME,...", help="only these videos of the corpus")
     parser.add_argument("--run-args", default="", help='more options for flowocr run, one string ("--fps 3")')
     parser.add_argument("--keep", metavar="DIR", help="keep each video's outputs in DIR/NAME/")
+    parser.add_argument("--one-lang", dest="own_lang", action="store_false",
+                        help="read every video with flowocr's default --lang, not the language of its lines")
     parser.add_argument("--python", metavar="PY", help="run flowocr with this interpreter (another checkout's venv, "
                         "or a script setting PYTHONPATH): compare two versions on one corpus")  # fmt: skip
     # "--run-args --no-aux": argparse would take the value for an option of ours; bind it to --run-args first.
@@ -285,7 +304,8 @@ def corpus_main(argv: list[str]) -> int:
 
     def one(name: str) -> None:
         try:
-            outcome = evaluate_video(folder, name, run_args=run_args, keep=keep, engine=engine, python=args.python)
+            outcome = evaluate_video(folder, name, run_args=run_args, keep=keep, engine=engine, python=args.python,
+                                     own_lang=args.own_lang)
         except (FlowOcrError, OSError, ValueError, subprocess.CalledProcessError) as exc:
             with lock:
                 broken[name] = f"{type(exc).__name__}: {exc}"

@@ -1294,12 +1294,27 @@ def json_document(plan: VideoPlan, params_hash: str, verified: bool,
             "width": plan.width, "height": plan.height, "resolution": plan.resolution, "bitrate": enc.bitrate,
             "open_gop": enc.open_gop, "bframes": enc.bframes, "background": plan.background.kind,
             "background_source": plan.background.source, "duration_s": round(float(tl.duration), 3),
-            "tracks": plan.tracks, "logo": plan.logo is not None,
+            "tracks": plan.tracks, "logo": plan.logo is not None, "lang": run_lang(cues),
         },
         "frames": tl.frames,
         "cues": cues,
         "overlays": overlays,
     }
+
+
+def run_lang(cues: Sequence[Mapping[str, Any]]) -> str:
+    """The ``--lang`` a user of this video would give ``flowocr run``, from its JSON cues (``text``, ``lang``):
+    ``ja`` for Japanese, the language of a Latin-script video (the bank its words come from: ``es``, ``fr``...),
+    else ``ch`` (Chinese, English and the two together)."""
+    langs = {str(c.get("lang")) for c in cues}
+    if "latin" in langs:
+        words = {w for c in cues if c.get("lang") == "latin" for w in str(c.get("text", "")).split()}
+
+        def shared(code: str) -> int:
+            return len(words & {w for line in (*LATIN[code], *SIGNS_LATIN.get(code, ())) for w in line.split()})
+
+        return max(sorted(LATIN), key=shared)
+    return "ja" if langs == {"ja"} else "ch"
 
 
 ASS_PLACEHOLDER = "@ASS@"
@@ -1602,7 +1617,13 @@ def cached(out: Path, plan: VideoPlan, digest: str) -> dict[str, Any] | None:
         doc = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return doc if doc.get("params_hash") == digest else None
+    if doc.get("params_hash") != digest:
+        return None
+    categories = doc.get("categories")
+    if isinstance(categories, dict) and "lang" not in categories:  # written before the field: add it
+        categories["lang"] = run_lang(doc.get("cues") or ())
+        meta.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return doc
 
 
 def remove_stale(out: Path, plan: VideoPlan) -> None:

@@ -287,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         video_categories,
         video_line,
     )
+    from flowocr.ocr.langs import opening_marks
     from flowocr.output import read_srt
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -298,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-to", metavar="FILE", help="write every video's decisions to FILE (JSON lines)")
     parser.add_argument("--misses", action="store_true", help="list every cue not exact or not within a frame")
     parser.add_argument("--table", action="store_true", help="print the per-category table too")
+    parser.add_argument("--one-lang", dest="own_lang", action="store_false",
+                        help="no opening marks of the video's language (eval.py's --one-lang)")
     args = parser.parse_args(argv)
     # once, at the start: the code on disk may change while a replay runs
     reads_version, engine = read_version(args.set), engine_version()
@@ -354,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         cues, calls = replay(cache, log)
         for key, n in whys.items():
             all_whys[key] = all_whys.get(key, 0) + n
-        pred = [(c.start, c.end, c.text) for c in cues]
+        lang = (meta.get("categories") or {}).get("lang") if args.own_lang else None  # as eval.py's runs
+        pred = [(c.start, c.end, opening_marks(lang, c.text) if lang else c.text) for c in cues]
         ours = method_outcome(pred, truth, times, overlays_of(meta), ocr_calls=calls, seconds=0.0)
         outcome = VideoOutcome(name, video_categories(meta), truth, 1.0, ours, None)
         outcomes.append(outcome)

@@ -144,6 +144,21 @@ def test_drawn_plans_are_consistent_and_respect_their_bounds():
         assert mc.srt_document(plan).count(" --> ") == len(plan.cues)
 
 
+def test_a_video_names_the_lang_its_user_would_give():
+    def cues(lang, *texts):
+        return [{"lang": lang, "text": t} for t in texts]
+
+    assert mc.run_lang(cues("latin", "¿Dónde está mi teléfono?", "Tengo diecisiete.")) == "es"
+    assert mc.run_lang(cues("latin", "Tu veux un café ?", "Épilogue")) == "fr"
+    assert mc.run_lang(cues("latin", "Dziękuję.", "Tak.")) == "pl"
+    assert mc.run_lang(cues("ja", "元気だった？")) == "ja"
+    assert mc.run_lang(cues("zh", "小心！") + cues("en", "OK.")) == "ch"
+    assert mc.run_lang(cues("ja", "え？") + cues("en", "Exit")) == "ch"
+    langs = {mc.json_document(mc.draw_video(2, k, ENV, mc.DrawOptions()), "h", False)["categories"]["lang"]
+             for k in range(40)}
+    assert {"ch", "ja"} < langs and langs <= {"ch", "ja", *mc.LATIN}, langs
+
+
 def test_quick_draws_are_short_and_small():
     for k in range(20):
         plan = mc.draw_video(5, k, ENV, mc.DrawOptions(quick=True))

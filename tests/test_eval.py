@@ -3,6 +3,7 @@ naive beside us and the rows where we are worse. No video, no OCR."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -298,6 +299,17 @@ def test_an_outcome_per_truth_cue_is_required():
 
 
 # --- the script ---------------------------------------------------------------------------------------------------
+
+
+def test_each_corpus_video_is_read_in_its_own_language_unless_the_run_names_one():
+    spec = importlib.util.spec_from_file_location("flowocr_eval_script", ROOT / "scripts" / "eval.py")
+    script = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = script  # dataclasses look their module up by name
+    spec.loader.exec_module(script)
+    meta = {"categories": {"lang": "es"}}
+    assert script.video_lang(meta, []) == "es"
+    assert script.video_lang(meta, ["--lang", "en"]) is None and script.video_lang(meta, ["--lang=en"]) is None
+    assert script.video_lang({"categories": {}}, []) is None and script.video_lang({}, ["--fps", "3"]) is None
 
 
 def test_eval_corpus_refuses_a_folder_without_corpus_json(tmp_path):
