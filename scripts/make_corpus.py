@@ -19,7 +19,8 @@ back-to-back cues, one-frame gaps, 10 s cues, fades, short cues replaced at once
 track of signs at the top or middle, and a corner logo.
 
 **Files.** ``OUT/NAME.EXT`` (the video), ``OUT/NAME.srt`` (ground truth of the subtitle cues, signs included,
-logos not), ``OUT/NAME.json`` (categories, per-cue truth and attributes, overlays; ``verified`` says whether the
+logos not), ``OUT/NAME.json`` (categories, ``lang`` among them: the ``--lang`` a user of the
+video gives; per-cue truth and attributes, overlays; ``verified`` says whether the
 checks below ran, and each cue's ``bbox`` and each overlay's ``box`` are then measured, else the overlay's box
 is estimated) and ``OUT/corpus.json`` (all ``--count`` names in order, also with ``--only``). NAME is
 ``NNN-<codec>-<height>p-<fps label>`` (index from 000). Files of an index under another name (an earlier run
