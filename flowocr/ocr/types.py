@@ -21,8 +21,8 @@ def box_intersection(a: Bounds, b: Bounds) -> float:
 def box_iou(a: Bounds, b: Bounds) -> float:
     """Intersection over union of two boxes (0 for boxes without area)."""
     inter = box_intersection(a, b)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if inter > 0 and union > 0 else 0.0
+    union = box_area(a) + box_area(b) - inter  # both have area where they share some
+    return inter / union if inter > 0 else 0.0
 
 
 def inside_share(a: Bounds, b: Bounds) -> float:
