@@ -239,7 +239,10 @@ class VideoRun:
             self._last_fed = stop
             if stop == len(index):
                 for cue in self.builder.finish(index.duration, len(index)):
-                    yield self._emit(reader.refine(cue))
+                    settled = reader.settle(cue)
+                    if settled is not None:
+                        yield self._emit(settled)
+                self._count_aux()
             else:  # the end of a range, not of the video: these cues are never used (see flowocr.cluster)
                 for cue in self.builder.finish(index.seconds(stop), stop):
                     yield self._emit(cue)
@@ -343,10 +346,12 @@ class VideoRun:
             self.reader = ChangeReader(tools, self.link.results, cells, log=log, forget=self.link.forget_before)
             gate = AuxGate(self.link, self.source.index, self.video, after=after, lookahead=CONTEXT)
             self.aux_stats = {"detector": address, "frames_sent": 0, "change_points": 0, "extra_frames": 0,
+                              "unsteady_letters": 0,
                               "frame_size": "x".join(str(v) for v in aux.size(self.info))}  # fmt: skip
             if state is not None:
                 self.reader.extra_frames = state.aux.get("extra_frames", 0)
                 self.reader.change_points = state.aux.get("change_points", 0)
+                self.reader.unsteady = state.aux.get("unsteady_letters", 0)
         self._gate = gate
         if state is not None:
             self.reader.resume(state.frame, state.ref_index)
@@ -358,17 +363,24 @@ class VideoRun:
         for r in readings:
             if self.crops is not None and not r.reused:
                 self.crops.settle(r.index)  # one reading per OCR call, in the order of the calls
-            if self._gate is not None:
-                self.aux_stats.update(frames_sent=self._gate.sent, change_points=reader.change_points,
-                                      extra_frames=reader.extra_frames)  # fmt: skip
             for cue in self.feed(r.index, r.pts, r.lines, r.reused):
-                yield self._emit(reader.refine(cue))
+                settled = reader.settle(cue)  # refined, or None: a lone letter that did not hold still
+                if settled is not None:
+                    yield self._emit(settled)
+            self._count_aux()
             self.checkpoint(r.index, r.lines, r.ref_index)
         oldest = self.builder.oldest_open()
         reader.forget_before(oldest)
         if self.crops is not None:
             self.crops.discard_pending()
             self.crops.forget_before(self._last_fed + 1 if oldest is None else oldest)
+
+    def _count_aux(self) -> None:
+        """The change reader's counters into the report's ``aux`` (with the detector only)."""
+        if self._gate is not None:
+            reader = self.reader
+            self.aux_stats.update(frames_sent=self._gate.sent, change_points=reader.change_points,
+                                  extra_frames=reader.extra_frames, unsteady_letters=reader.unsteady)  # fmt: skip
 
     def _close_aux(self) -> None:
         if getattr(self, "_reader_log", None) is not None:
@@ -439,7 +451,8 @@ class VideoRun:
             cues=list(self.all_cues),
             stats={"frames": stats.frames, "ocr_calls": stats.ocr_calls, "ocr_reused": stats.ocr_reused,
                    "ocr_probes": stats.ocr_probes, "cues": stats.cues},
-            aux={"extra_frames": aux.get("extra_frames", 0), "change_points": aux.get("change_points", 0)},
+            aux={"extra_frames": aux.get("extra_frames", 0), "change_points": aux.get("change_points", 0),
+                 "unsteady_letters": aux.get("unsteady_letters", 0)},
         ))  # fmt: skip
 
     def fetch(self, i: int):

@@ -268,8 +268,8 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     for g in cache.grid:
         for r in reader.read(LazyFrame(cache, g)):
             text = FrameText(r.index, r.pts, index.seconds(r.index), r.lines, r.reused)
-            cues += [reader.refine(c) for c in builder.feed(text)]
-    cues += [reader.refine(c) for c in builder.finish(index.duration, len(index))]
+            cues += [c for c in map(reader.settle, builder.feed(text)) if c is not None]
+    cues += [c for c in map(reader.settle, builder.finish(index.duration, len(index))) if c is not None]
     cache.save()
     return sorted(cues, key=lambda c: (c.start, c.track)), calls[0]
 

@@ -263,3 +263,17 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     """Long test files first (see ``LONGEST_FIRST``); the order within a file, and of the other files, is kept."""
     rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(rank)))
+
+
+def subtitled_video(tmp_path: Path, name: str, cues: list[tuple[str, str, str]], *, then: str = "") -> Path:
+    """A 4.5 s 640 x 360 video of a Mandelbrot zoom with ``cues`` (start, end, text) burned in by libass (and the
+    filters ``then`` after it)."""
+    srt = tmp_path / f"{name}.truth.srt"
+    srt.write_text("\n".join(f"{n}\n{a} --> {b}\n{t}\n" for n, (a, b, t) in enumerate(cues, 1)), encoding="utf-8")
+    video = tmp_path / f"{name}.mp4"
+    style = "FontName=Noto Sans CJK SC,FontSize=26,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000,Outline=2,Shadow=0"
+    filters = f"subtitles=filename={srt}:force_style='{style}'" + (f",{then}" if then else "")
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "mandelbrot=s=640x360:r=25,trim=duration=4.5",
+                    "-vf", filters, "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(video)],
+                   check=True)  # fmt: skip
+    return video

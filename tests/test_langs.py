@@ -5,12 +5,11 @@ missing."""
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import run_cli, subtitled_video
 
 import flowocr.ocr.tesseract as tess
 from flowocr.cli import main as cli_main
@@ -193,18 +192,6 @@ def test_tesseract_reads_an_outlined_line_over_a_picture(code, text) -> None:
         assert 0.5 <= line.score <= 1.0 and line.bounds[1] > 250  # the box is the PP-OCR detector's, in frame pixels
         errors.append(cer(line.text, text))
     assert max(errors) <= 0.15, errors  # two misread letters of 16 at most
-
-
-def subtitled_video(tmp_path: Path, name: str, cues: list[tuple[str, str, str]]) -> Path:
-    """A 4.5 s 640 x 360 video of a Mandelbrot zoom with ``cues`` (start, end, text) burned in by libass."""
-    srt = tmp_path / f"{name}.truth.srt"
-    srt.write_text("\n".join(f"{n}\n{a} --> {b}\n{t}\n" for n, (a, b, t) in enumerate(cues, 1)), encoding="utf-8")
-    video = tmp_path / f"{name}.mp4"
-    style = "FontName=Noto Sans CJK SC,FontSize=26,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000,Outline=2,Shadow=0"
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "mandelbrot=s=640x360:r=25,trim=duration=4.5",
-                    "-vf", f"subtitles=filename={srt}:force_style='{style}'", "-c:v", "libx264", "-preset",
-                    "ultrafast", "-pix_fmt", "yuv420p", str(video)], check=True)  # fmt: skip
-    return video
 
 
 @needs_tesserocr

@@ -724,6 +724,61 @@ def test_a_cue_is_refined_to_the_frames_where_its_text_appeared_and_vanished():
     assert refined.start == Fraction(7, 25) and refined.end == Fraction(30, 25)
 
 
+def letter_crop(*, seed: int, dx: int = 0) -> np.ndarray:
+    """The full-size grey levels of a one-letter box: a white outlined "A" (shifted ``dx`` px: a picture's object
+    that moves) over a dark textured picture that differs with ``seed``."""
+    import cv2
+
+    grey = (30 + np.random.default_rng(seed).integers(0, 25, (34, 34))).astype(np.uint8)
+    cv2.putText(grey, "A", (6 + dx, 26), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 10, 4, cv2.LINE_AA)
+    cv2.putText(grey, "A", (6 + dx, 26), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 235, 2, cv2.LINE_AA)
+    return grey
+
+
+def _lone_letter(crops: dict[int, np.ndarray], fed=(0, 12, 24, 36), text: str = "A", end: int = 36):
+    """What :meth:`ChangeReader.settle` makes of a cue of ``text`` read on frame 12 (fed ``fed``; gone from
+    ``end``), its box's full-size grey levels ``crops`` by frame; and the frames it looked at."""
+    box = (300.0, 300.0, 330.0, 330.0)
+    letter = (TextLine(text, 0.95, ((300.0, 300.0), (330.0, 300.0), (330.0, 330.0), (300.0, 330.0))),)
+    m = stroke_map((300, 300, 330, 330))
+    maps = {i: (m if 12 <= i < end else stroke_map()) for i in fed}
+    h = Harness(maps, {12: letter}, lines_scene(range(1, 40), (7, 30, slice(9, 11))), crops=crops)
+    for i in fed:
+        h.read(i)
+    cue = Cue(Fraction(12, 25), Fraction(end, 25), text, box, 0.95, 0, 12, end)
+    return h.reader.settle(cue), [i for i, _ in h.looks]
+
+
+def test_a_lone_letter_becomes_a_cue_only_where_it_holds_still_at_full_size():
+    still = {12: letter_crop(seed=1), 24: letter_crop(seed=2)}  # the picture behind it moves, the letter stays
+    kept, looked = _lone_letter(still)
+    assert kept is not None and kept.text == "A" and looked == [12, 24]  # its reading and the last fed frame with it
+    moving = {12: letter_crop(seed=1), 24: letter_crop(seed=2, dx=5)}  # a picture's object read as a letter
+    assert _lone_letter(moving)[0] is None
+    faint = {12: np.full((34, 34), 120, np.uint8), 24: np.full((34, 34), 120, np.uint8)}  # nothing to see
+    assert _lone_letter(faint)[0] is None
+    # fed on one frame only: looked at in the middle of the frames it shows after its reading (7-30, refined)
+    kept, looked = _lone_letter({12: letter_crop(seed=1), 21: letter_crop(seed=3)}, fed=(0, 12, 36))
+    assert kept is not None and looked == [12, 21]
+    # a cue of more than one letter is not looked at; nor any with the rule off
+    kept, looked = _lone_letter(moving, text="AB")
+    assert kept is not None and looked == []
+    ChangeReader.LONE_STILL = False
+    try:
+        assert _lone_letter(moving)[0] is not None
+    finally:
+        ChangeReader.LONE_STILL = True
+
+
+def test_a_lone_letter_shown_on_one_frame_cannot_hold_still():
+    h = Harness({0: stroke_map(), 12: stroke_map(), 24: stroke_map()}, {}, lines_scene(range(1, 30)),
+                crops={12: letter_crop(seed=1)})  # fmt: skip
+    for i in (0, 12, 24):
+        h.read(i)
+    cue = Cue(Fraction(12, 25), Fraction(13, 25), "A", (300.0, 300.0, 330.0, 330.0), 0.95, 0, 12, 13)
+    assert h.reader.settle(cue) is None and h.reader.unsteady == 1 and h.looks == []
+
+
 def test_a_cue_is_refined_to_its_stable_edges_where_the_picture_moves_most_after_it_came():
     changes = lines_scene(range(1, 40), (7, 30, ROW))
     for i in (9, 32):  # the picture under the line moves most two frames after each change

@@ -9,7 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, SHARED_VIDEOS, fixture_batch, fixture_videos, needs_shared, run_cli
+from conftest import (
+    FIXTURES,
+    ROOT,
+    SHARED_VIDEOS,
+    fixture_batch,
+    fixture_videos,
+    needs_shared,
+    run_cli,
+    subtitled_video,
+)
 
 import flowocr
 from flowocr.output import read_srt
@@ -228,6 +237,24 @@ def test_a_ray_video_task_returns_an_unexpected_error_as_the_video_s_failure(tmp
     result = video_task(str(video), RunOptions(out_dir=str(tmp_path / "out"), formats=("srt", "json")))
     assert result["error"] == f"{video}: RuntimeError: injected bug"
     assert "injected bug" in json.loads((tmp_path / "out" / "bug.report.json").read_text())["traceback"]
+
+
+def test_a_lone_letter_that_holds_still_is_a_cue_and_a_picture_object_read_as_one_is_not(tmp_path):
+    """A 1 s subtitle of one letter ("嗯") over a fast Mandelbrot zoom is a cue; a blue letter that slides across the
+    picture (drawn by ffmpeg, as a picture's object OCR reads as a letter) is not, and the report counts it."""
+    font = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+    sliding = (f"drawtext=fontfile={font}:text='油':fontsize=40:fontcolor=0x2080ff:x=100+200*(t-2):y=120:"
+               "enable='between(t,2,3.6)'")  # fmt: skip
+    cues = [("00:00:00,500", "00:00:01,500", "嗯"), ("00:00:03,800", "00:00:04,400", "好的，走吧。")]
+    video = subtitled_video(tmp_path, "lone", cues, then=sliding)
+    out = tmp_path / "out"
+    done = run_cli("run", str(video), "-o", str(out), "--formats", "srt,json", "-q")
+    assert done.returncode == 0, done.stderr
+    read = read_srt(out / "lone.srt")
+    assert [entry.text for entry in read] == ["嗯", "好的，走吧。"]
+    assert abs(float(read[0].start) - 0.52) <= 0.04 and abs(float(read[0].end) - 1.52) <= 0.04  # frames 13-37
+    report = json.loads((out / "lone.report.json").read_text())
+    assert report["aux"]["unsteady_letters"] >= 1 and report["complete"]
 
 
 def test_run_ocr2_is_flowocr_run(tmp_path):
