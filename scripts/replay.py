@@ -342,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
                 same = not record.get("reused") and record.get("texts") == last[0]
                 key = record["why"] + ("" if record.get("reused") else "*") + ("=" if same else "")
                 whys[key] = whys.get(key, 0) + 1
-                if record["why"] in ("elsewhere", "between"):  # why a probe did not let it be reused
+                if record["why"] in ("elsewhere", "between", "news"):  # why a probe did not let it be reused
                     probe = record.get("probe")
                     why_read = (f"not probed ({probe})" if isinstance(probe, str)
                                 else "not probed" if probe == -1 else f"probe found {probe}")  # fmt: skip

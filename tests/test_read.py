@@ -375,12 +375,34 @@ def test_new_strokes_kept_outside_the_last_lines_leave_the_probe_to_vouch_a_chan
 def test_new_strokes_kept_outside_the_last_lines_with_no_text_event_are_probed_and_read_as_an_event_there():
     text, sign = (line("Hello there"),), line("thin light line", 40, 58)
     lit = stroke_map((200, 300, 440, 330), (200, 40, 227, 58))  # 54 new stroke pixels: too few for a burst
+    boxes = ((201.0, 299.0, 441.0, 331.0), sign.bounds)
     h = Harness({0: stroke_map((200, 300, 440, 330)), 12: lit, 24: lit}, {0: text, 24: (*text, sign)},
-                lines_scene(range(1, 28), (-10, 99, ROW)), {24: ((201.0, 299.0, 441.0, 331.0), sign.bounds)})
+                lines_scene(range(1, 28), (-10, 99, ROW)), {24: boxes})  # fmt: skip
+    h.reader.NEWS_PROBE = False
     read_by_bands(h, 0)
     assert [r.why for r in h.read(12)] == ["unchanged"]  # not kept yet: the last sample was the reference
     out = h.read(24)
     assert [(r.why, r.lines) for r in out] == [("elsewhere", (*text, sign))] and [c[0] for c in h.calls] == [0, 24]
+
+
+def test_as_many_new_strokes_as_a_static_text_keeps_are_probed_on_the_first_sample_they_show():
+    text, sign = (line("Hello there"),), line("thin light line", 40, 58)
+    lit = stroke_map((200, 300, 440, 330), (200, 40, 227, 58))  # 54 new stroke pixels, no text event
+    boxes = ((201.0, 299.0, 441.0, 331.0), sign.bounds)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: lit, 24: lit}
+    h = Harness(maps, {0: text, 12: (*text, sign)}, lines_scene(range(1, 28), (-10, 99, ROW)), {12: boxes})
+    read_by_bands(h, 0)
+    assert [(r.why, r.lines) for r in h.read(12)] == [("news", (*text, sign))] and len(h.probes) == 1
+    assert [r.why for r in h.read(24)] == ["unchanged"] and [c[0] for c in h.calls] == [0, 12]
+    # the probe finds only the last lines' boxes (the new strokes are a picture's): reused, no OCR
+    h = Harness(maps, {0: text}, lines_scene(range(1, 28), (-10, 99, ROW)), {12: boxes[:1]})
+    read_by_bands(h, 0)
+    assert [(r.why, r.lines) for r in h.read(12)] == [("probed", text)] and [c[0] for c in h.calls] == [0]
+    # fewer new strokes than that: not looked at
+    few = stroke_map((200, 300, 440, 330), (200, 40, 227, 46))  # 18
+    h = Harness({**maps, 12: few}, {0: text}, lines_scene(range(1, 28), (-10, 99, ROW)), {12: boxes})
+    read_by_bands(h, 0)
+    assert [r.why for r in h.read(12)] == ["unchanged"] and h.probes == []
 
 
 def test_a_few_new_strokes_kept_on_an_empty_screen_with_no_text_event_are_probed_and_read_where_a_box_is_found():

@@ -177,6 +177,11 @@ class ChangeTest:
         burst = e.appeared_outside if e.boxed else max(e.appeared, e.vanished)
         return news and burst >= self.outside_new
 
+    def unheralded(self, e: PixelEvidence) -> bool:
+        """Whether at least ``kept_new`` new strokes appeared outside the old boxes since the reference, whatever the
+        change detector saw: as many as a new static text keeps (the reader's ``NEWS_PROBE``)."""
+        return e.comparable and e.appeared_outside >= self.kept_new
+
     def kept(self, e: PixelEvidence, *, least: int | None = None) -> bool:
         """Whether at least ``kept_new`` (``least``) new strokes outside the old boxes were there at the last sample
         too."""
