@@ -547,6 +547,29 @@ def test_an_event_on_a_line_the_stroke_map_cannot_see_is_vouched_for_by_a_second
         ChangeReader.LOOK_AGAIN = True
 
 
+def test_a_line_the_stroke_map_cannot_see_is_looked_at_at_full_size_on_every_sample_though_no_event_came():
+    faint = (line("light on dark"),)
+    maps = {0: stroke_map(), 12: stroke_map()}  # the text leaves no stroke pixel on the map
+    still = lines_scene(range(1, 16), (-10, 99, ROW))  # and no text event
+    ref = line_crop("light on dark", seed=1)
+    for now, why in [(line_crop("light on dark", seed=2), "unchanged"), (line_crop("next line here", seed=2), "unseen"),
+                     (line_crop("", seed=2), "unseen")]:  # fmt: skip
+        h = Harness(maps, {0: faint, 12: (line("next line here"),)}, still, crops={0: ref, 12: now})
+        read_by_bands(h, 0)
+        assert [r.why for r in h.read(12)] == [why] and len(h.calls) == (1 if why == "unchanged" else 2)
+    flat = np.full((34, 244), 120, np.uint8)  # too faint at full size too: no read on its word
+    h = Harness(maps, {0: faint}, still, crops={0: flat, 12: flat})
+    read_by_bands(h, 0)
+    assert [r.why for r in h.read(12)] == ["unchanged"] and len(h.looks) == 2
+    ChangeReader.LOOK_UNSEEN = False
+    try:
+        h = Harness(maps, {0: faint}, still, crops={0: ref, 12: line_crop("next line here", seed=2)})
+        read_by_bands(h, 0)
+        assert [r.why for r in h.read(12)] == ["unchanged"] and h.looks == []
+    finally:
+        ChangeReader.LOOK_UNSEEN = True
+
+
 def test_a_change_the_map_sees_in_a_lines_box_is_looked_at_again_and_is_none_when_its_full_size_strokes_stayed():
     text = (line("light on dark"),)
     # the map's strokes in the box moved (42 %: a moving picture behind small text, on the reduced map)
