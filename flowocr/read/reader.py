@@ -470,7 +470,6 @@ class ChangeReader:
             why = "after-short"  # the short state is gone: what came after it is not the pixel test's to vouch for
         elif elsewhere or (self.KEPT_NEWS and test.kept(evidence, least=test.kept_probe)):
             why = "elsewhere"
-
         elif test.vanished(evidence, news=False) and all(e.emptied for e in found):
             why = "vanished"
         elif self._changed(evidence, frame):
@@ -546,8 +545,7 @@ class ChangeReader:
         tools = self.tools
         if not self.LOOK_AGAIN or tools.crop is None or self.ref_frame is None:
             return None
-        x0, y0, x1, y1 = (int(v) for v in line.bounds)
-        box = (max(0, x0 - 2), max(0, y0 - 2), x1 + 2, y1 + 2)  # a line's box is tight: its outline may lie outside
+        box = _look_box(line.bounds)
         key = (self.ref_frame.index, frame.index, box)
         if key not in self._looks:
             ref, now = tools.crop(self.ref_frame, box), tools.crop(frame, box)
@@ -772,8 +770,8 @@ class ChangeReader:
         return replace(cue, start=start, end=end, start_index=start_index, end_index=end_index)
 
     def settle(self, cue: Cue) -> Cue | None:
-        """A final cue :meth:`refine` d, or None where it is one letter that did not hold still (``LONE_STILL``,
-        :meth:`_holds_still`)."""
+        """A final cue, refined (:meth:`refine`), or None where it is one letter that did not hold still
+        (``LONE_STILL``, :meth:`_holds_still`)."""
         refined = self.refine(cue)
         if self.LONE_STILL and len(cue.text.strip()) == 1 and not self._holds_still(cue, refined):
             self.unsteady += 1
@@ -806,8 +804,7 @@ class ChangeReader:
             other = (refined.start_index + read) // 2
         else:
             return False
-        x0, y0, x1, y1 = (int(v) for v in cue.box)
-        box = (max(0, x0 - 2), max(0, y0 - 2), x1 + 2, y1 + 2)  # as _line_same looks at a line
+        box = _look_box(cue.box)
         a, b = tools.fetch(read), tools.fetch(other)
         ref = None if a is None else tools.crop(a, box)
         now = None if b is None else tools.crop(b, box)
@@ -910,6 +907,13 @@ def same_boxes(found, known, min_iou: float) -> bool:
     return all(any(box_iou(k, f) >= min_iou for f in found) for k in known) and all(
         any(box_iou(f, k) >= min_iou for k in known) for f in found
     )
+
+
+def _look_box(bounds) -> tuple[int, int, int, int]:
+    """The box (x0 y0 x1 y1, frame pixels) a second look at full size takes for a line's bounds: 2 px wider on each
+    side (a line's box is tight: its outline may lie outside)."""
+    x0, y0, x1, y1 = (int(v) for v in bounds)
+    return max(0, x0 - 2), max(0, y0 - 2), x1 + 2, y1 + 2
 
 
 def _middle(state: Short) -> int:
