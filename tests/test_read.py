@@ -394,10 +394,12 @@ def test_as_many_new_strokes_as_a_static_text_keeps_are_probed_on_the_first_samp
     read_by_bands(h, 0)
     assert [(r.why, r.lines) for r in h.read(12)] == [("news", (*text, sign))] and len(h.probes) == 1
     assert [r.why for r in h.read(24)] == ["unchanged"] and [c[0] for c in h.calls] == [0, 12]
-    # the probe finds only the last lines' boxes (the new strokes are a picture's): reused, no OCR
+    # the probe finds only the last lines' boxes (the new strokes are a picture's): reused, no OCR, and taken as the
+    # pixel test's word, as an unchanged sample is (a cue's end may be sought back past it)
     h = Harness(maps, {0: text}, lines_scene(range(1, 28), (-10, 99, ROW)), {12: boxes[:1]})
     read_by_bands(h, 0)
-    assert [(r.why, r.lines) for r in h.read(12)] == [("probed", text)] and [c[0] for c in h.calls] == [0]
+    assert [(r.why, r.lines) for r in h.read(12)] == [("news-probed", text)] and [c[0] for c in h.calls] == [0]
+    assert h.reader.assumed == {12}
     # fewer new strokes than that: not looked at
     few = stroke_map((200, 300, 440, 330), (200, 40, 227, 46))  # 18
     h = Harness({**maps, 12: few}, {0: text}, lines_scene(range(1, 28), (-10, 99, ROW)), {12: boxes})
