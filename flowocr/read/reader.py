@@ -545,23 +545,25 @@ class ChangeReader:
         return look is not None and look[0] >= self.test.SEES_MIN and not self.test.line_same(*look)
 
     def _look(self, line: TextLine, frame: Frame) -> tuple[int, int] | None:
-        """The second look at ``line``'s box on ``frame`` against the reference frame: its full-size stroke pixels
-        there and how many of them moved (:func:`~flowocr.read.pixel.line_change`); None without one."""
+        """The second look at ``line``'s box on ``frame`` against the reference frame (:meth:`_compare`); None
+        without one (``LOOK_AGAIN`` off, no crops, no reference frame)."""
+        if not self.LOOK_AGAIN or self.tools.crop is None or self.ref_frame is None:
+            return None
+        return self._compare(self.ref_frame, frame, line.bounds)
+
+    def _compare(self, ref: Frame, frame: Frame, bounds) -> tuple[int, int] | None:
+        """A box (``bounds``, grown by :func:`_look_box`) at full size on ``ref`` and on ``frame``: the stroke pixels
+        of ``ref``'s and how many of them moved on ``frame`` (:func:`~flowocr.read.pixel.line_change`); None where
+        either crop is missing. Each pair of frames and box is looked at once per fed frame."""
         from flowocr.read.pixel import line_change
 
-        tools = self.tools
-        if not self.LOOK_AGAIN or tools.crop is None or self.ref_frame is None:
-            return None
-        box = _look_box(line.bounds)
-        key = (self.ref_frame.index, frame.index, box)
+        box = _look_box(bounds)
+        key = (ref.index, frame.index, box)
         if key not in self._looks:
-            ref, now = tools.crop(self.ref_frame, box), tools.crop(frame, box)
-            if ref is None or now is None:
-                self._looks[key] = None
-            else:
-                strokes, moved = line_change(ref, now)
-                self.looked.append([strokes, moved])
-                self._looks[key] = (strokes, moved)
+            a, b = self.tools.crop(ref, box), self.tools.crop(frame, box)
+            self._looks[key] = None if a is None or b is None else line_change(a, b)
+            if self._looks[key] is not None:
+                self.looked.append(list(self._looks[key]))
         return self._looks[key]
 
     def _refer(self, strokes: Strokes | None, frame: Frame) -> None:
@@ -795,8 +797,6 @@ class ChangeReader:
         it shows), by the standard of a line the stroke map sees (:meth:`ChangeTest.line_same`). A picture's object
         read as a letter moves, or is too faint to tell; a subtitle's letter stays. One shown on a single frame
         cannot hold still."""
-        from flowocr.read.pixel import line_change
-
         tools = self.tools
         if tools.crop is None:
             return True
@@ -811,14 +811,9 @@ class ChangeReader:
             other = (refined.start_index + read) // 2
         else:
             return False
-        box = _look_box(cue.box)
         a, b = tools.fetch(read), tools.fetch(other)
-        ref = None if a is None else tools.crop(a, box)
-        now = None if b is None else tools.crop(b, box)
-        if ref is None or now is None:
-            return False
-        strokes, moved = line_change(ref, now)
-        return self.test.line_same(strokes, moved)
+        look = None if a is None or b is None else self._compare(a, b, cue.box)
+        return look is not None and self.test.line_same(*look)
 
     def _appeared(self, lo: int, hi: int, region: np.ndarray) -> int | None:
         """Where a text whose cells are ``region``, first read on frame ``hi``, appeared after fed frame ``lo``
