@@ -484,8 +484,9 @@ class VideoRun:
         """The OCR engine, once its models are loaded (raises what loading raised)."""
         return self._engine_loading.result()
 
-    def ocr(self, image, strokes=None, rows=(), lines=(), slop=0, whole=False) -> tuple:
-        """OCR one full frame inside the text area; lines in frame pixels.
+    def ocr(self, image, strokes=None, rows=(), lines=(), slop=0, whole=False, known=()) -> tuple:
+        """OCR one full frame inside the text area; lines in frame pixels. ``known``: lines read before that a box
+        the detector finds keeps, unrecognised (:func:`flowocr.ocr.area.read_frame`).
 
         With the area's stroke map (:func:`flowocr.ocr.strokes.frame_strokes`), only the bands of the area that hold
         strokes, the row spans ``lines`` of lines read before and the parts of the cell spans ``rows`` where the change
@@ -506,7 +507,7 @@ class VideoRun:
                 found = read_whole(self.engine, image, rect, strokes, info.display_height)
             else:
                 bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
-                found = read_frame(self.engine, image, rect, bands)
+                found = read_frame(self.engine, image, rect, bands, known)
             lines = tuple(line for line in found if plausible(line))
         marked = [opening_marks(self.options.lang, line.text) for line in lines]
         lines = tuple(line if text == line.text else replace(line, text=text) for line, text in zip(lines, marked))

@@ -163,7 +163,8 @@ class CachedEngine:
     def __init__(self, cache: VideoCache) -> None:
         self.cache = cache
 
-    def recognize(self, images):
+    def recognize(self, images, known=None):
+        assert known is None  # replay's ``ocr`` puts known lines in itself, over the cached whole reading
         return self._cached(images, self.cache.crop_results, "recognize")
 
     def detect(self, images):
@@ -204,7 +205,7 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     from flowocr.ocr.area import WHOLE_DETAIL_SIDE, read_bands, read_frame, read_whole
     from flowocr.ocr.detect import probe_frame
     from flowocr.ocr.strokes import frame_strokes
-    from flowocr.ocr.types import plausible
+    from flowocr.ocr.types import box_intersection, plausible
     from flowocr.read.events import CellMap
     from flowocr.read.reader import ChangeReader, ReadTools, box_grey
 
@@ -227,7 +228,16 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
             cache._dirty = True
         return tuple(line for line in cache.reads[key] if plausible(line))
 
-    def ocr(frame, strokes=None, rows=(), lines=(), slop=0, whole=False):
+    def ocr(frame, strokes=None, rows=(), lines=(), slop=0, whole=False, known=()):
+        found = read(frame, strokes, rows, lines, slop, whole)
+        if not known:
+            return found
+        # as the engine reads it: a box that is a known line's is that line, unrecognised (the reader passes known
+        # lines only where no other box it found touches them)
+        return tuple(known) + tuple(ln for ln in found if not any(box_intersection(ln.bounds, k.bounds) > 0
+                                                                  for k in known))  # fmt: skip
+
+    def read(frame, strokes, rows, lines, slop, whole):
         calls[0] += 1
         if whole and strokes is not None and max(rect.w, rect.h) > WHOLE_DETAIL_SIDE:  # as read_whole reads it
             return read_cached(frame, (frame.index, "whole"),

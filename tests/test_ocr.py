@@ -191,6 +191,34 @@ def test_a_reading_of_what_a_probe_just_detected_takes_its_detections(engine, de
     assert again == plain and stage_cpu()[0] - det3 > 0.5 * (det1 - det0)
 
 
+def test_a_box_that_is_a_known_line_is_that_line_and_only_the_other_boxes_are_recognised(engine) -> None:
+    import cv2
+
+    from flowocr.ocr.area import Rect, read_frame
+    from flowocr.ocr.types import TextLine
+
+    image = np.zeros((160, 640, 3), np.uint8)
+    cv2.putText(image, "FIRST LINE HERE", (20, 50), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (255, 255, 255), 3)
+    cv2.putText(image, "SECOND ROW", (20, 130), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (255, 255, 255), 3)
+    plain = engine.run([image])
+    assert plain.crops == 2 and [squash(ln.text) for ln in plain.results[0].lines] == ["FIRSTLINEHERE", "SECONDROW"]
+    first = plain.results[0].lines[0]
+    known = TextLine("as read before", 0.97, first.box)  # a text the image does not show: kept, not recognised
+    batch = engine.run([image], known=[(known,)])
+    assert batch.crops == 1 and batch.results[0].lines == (known, plain.results[0].lines[1])
+    elsewhere = TextLine("elsewhere", 0.97, ((300.0, 60.0), (600.0, 60.0), (600.0, 90.0), (300.0, 90.0)))
+    assert engine.run([image], known=[(elsewhere,)]).results == plain.results  # no box of its: nothing kept
+    # through a reading of bands (frame pixels): the known line is moved into the band and back
+    frame = np.zeros((400, 640, 3), np.uint8)
+    frame[200:360] = image
+    band = Rect(0, 190, 640, 180)
+    lines = read_frame(engine, frame, Rect(0, 0, 640, 400), [band])
+    moved = TextLine("as read before", 0.97, tuple((x, y + 200.0) for x, y in first.box))
+    assert read_frame(engine, frame, Rect(0, 0, 640, 400), [band], known=(moved,)) == (moved, lines[1])
+    with pytest.raises(ValueError, match="known"):
+        engine.run([image, image], known=[()])
+
+
 def test_images_must_be_bgr_uint8(engine) -> None:
     with pytest.raises(ValueError, match="BGR uint8"):
         engine.recognize([np.zeros((10, 10), np.uint8)])

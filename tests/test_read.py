@@ -10,7 +10,7 @@ import numpy as np
 from flowocr.aux.detector import APPEARED, CELL, DIFF, STABLE, VANISHED, FrameChange
 from flowocr.cues.model import Cue
 from flowocr.ocr.strokes import Strokes
-from flowocr.ocr.types import TextLine
+from flowocr.ocr.types import SAME_BOX_IOU, TextLine, box_iou
 from flowocr.probe.index import FrameIndex
 from flowocr.read import events as ev
 from flowocr.read.reader import ChangeReader, ReadTools
@@ -267,7 +267,7 @@ class Harness:
         ``crops[i]``: the full-size grey levels of any line box of frame i (or, a dict, of the box whose top is each
         key); without ``crops``, no second look."""
         self.maps, self.texts, self.calls, self.fetched, self.boxes, self.probes = maps, texts, [], [], boxes, []
-        self.crops, self.looks = crops, []
+        self.crops, self.looks, self.known = crops, [], []
         index = FrameIndex(tuple(range(200)), Fraction(1, 25), (0,), 200)
         tools = ReadTools(strokes=lambda f: None if f is None else f.strokes, ocr=self.ocr, fetch=self.fetch,
                           index=index, origin=(0, 0), probe=None if boxes is None else self.probe,
@@ -278,9 +278,12 @@ class Harness:
         self.probes.append((frame.index, tuple(rows) + tuple(lines)))
         return self.boxes.get(frame.index)
 
-    def ocr(self, frame, strokes=None, rows=(), lines=(), slop=0, whole=False):
+    def ocr(self, frame, strokes=None, rows=(), lines=(), slop=0, whole=False, known=()):
+        """As the engine reads: a line read there whose box is a known line's is that line, unrecognised."""
         self.calls.append((frame.index, tuple(rows) + tuple(lines)))
-        return self.texts.get(frame.index, ())
+        self.known.append(tuple(known))
+        found = self.texts.get(frame.index, ())
+        return tuple(next((k for k in known if box_iou(k.bounds, ln.bounds) >= SAME_BOX_IOU), ln) for ln in found)
 
     def crop(self, frame, box):
         self.looks.append((frame.index, box))
@@ -357,6 +360,39 @@ def test_an_event_elsewhere_is_read_when_its_probe_finds_a_new_box_or_cannot_vou
         assert len(h.calls) == 2 and len(h.probes) == 1 and out[0].lines[-1].text == "A sign"
 
 
+def test_a_read_recognises_only_the_boxes_that_are_not_last_lines_seen_unchanged_and_none_where_it_finds_none():
+    text = (line("Hello there"),)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map((200, 300, 440, 330))}
+    changes = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))  # an event in other rows
+    still = {0: line_crop("Hello there", seed=1), 12: line_crop("Hello there", seed=2)}
+    sign = (250.0, 40.0, 380.0, 70.0)
+
+    def harness(boxes, crops):
+        # read again, the line would come out otherwise: that it keeps its reading shows it was not recognised
+        h = Harness(maps, {0: text, 12: (TextLine("Hel1o there", 0.7, text[0].box), line("A sign", 40, 70))},
+                    changes, {12: boxes}, crops)  # fmt: skip
+        read_by_bands(h, 0)
+        return h, h.read(12)
+
+    h, out = harness(((201.0, 299.0, 441.0, 331.0), sign), still)  # the line's box and a new one
+    assert [(r.why, r.reused) for r in out] == [("elsewhere", False)]
+    assert h.known == [(), text] and [ln.text for ln in out[0].lines] == ["Hello there", "A sign"]
+    assert [i for i, _ in h.probes] == [12]  # the probe's boxes serve the read too
+    h, out = harness((), still)  # nothing found: empty, without OCR
+    assert [(r.why, r.reused, r.lines) for r in out] == [("elsewhere", True, ())] and len(h.calls) == 1
+    replaced = {0: still[0], 12: line_crop("Hello world", seed=2)}
+    h, out = harness(((201.0, 299.0, 441.0, 331.0), sign), replaced)  # the line changed in its box: all read
+    assert h.known == [(), ()] and out[0].lines[0].text == "Hel1o there"
+    h, out = harness(((201.0, 299.0, 441.0, 331.0), (430.0, 300.0, 520.0, 330.0)), still)  # a box touches it
+    assert h.known == [(), ()]
+    ChangeReader.READ_NEW_ONLY = False
+    try:
+        h, out = harness(((201.0, 299.0, 441.0, 331.0), sign), still)
+        assert h.known == [(), ()] and out[0].lines[0].text == "Hel1o there"
+    finally:
+        ChangeReader.READ_NEW_ONLY = True
+
+
 def test_new_strokes_kept_outside_the_last_lines_leave_the_probe_to_vouch_a_change_inside_them_does_not():
     text, box = (line("Hello there"),), ((201.0, 299.0, 441.0, 331.0),)
     changes = lines_scene(range(1, 28), (-10, 99, ROW), (7, 99, slice(1, 3)), (16, 99, slice(1, 3)))
@@ -369,7 +405,8 @@ def test_new_strokes_kept_outside_the_last_lines_leave_the_probe_to_vouch_a_chan
     h = Harness({0: stroke_map((200, 300, 440, 330)), 12: picture, 24: replaced}, {0: text}, changes,
                 {12: box, 24: box})  # fmt: skip
     read_by_bands(h, 0)
-    assert [r.why for r in h.read(12) + h.read(24)] == ["probed", "elsewhere"] and len(h.probes) == 1
+    assert [r.why for r in h.read(12) + h.read(24)] == ["probed", "elsewhere"]
+    assert [i for i, _ in h.probes] == [12, 24] and h.known[-1] == ()  # 24's is the read's own: the line is read again
 
 
 def test_new_strokes_kept_outside_the_last_lines_with_no_text_event_are_probed_and_read_as_an_event_there():
@@ -432,12 +469,13 @@ def test_an_event_elsewhere_is_probed_for_a_line_the_pixel_test_cannot_see_unles
     both = lines_scene(range(1, 16), (-10, 6, ROW), (6, 99, ROW), (7, 99, slice(1, 3)))  # and one on the line
     h = Harness({0: stroke_map(), 12: stroke_map()}, {0: faint, 12: (line("next line"),)}, both, box)
     read_by_bands(h, 0)
-    assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []  # a replacement there keeps its box
+    assert [r.why for r in h.read(12)] == ["elsewhere"]  # a replacement there keeps its box
+    assert [i for i, _ in h.probes] == [12] and h.known[-1] == ()  # the read's own probe; the line is read again
     ChangeReader.PROBE_UNSEEN = False
     try:
         h = Harness({0: stroke_map(), 12: stroke_map()}, {0: faint, 12: (line("next line"),)}, sign, box)
         read_by_bands(h, 0)
-        assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []
+        assert [r.why for r in h.read(12)] == ["elsewhere"] and h.known[-1] == ()  # not vouched: read again
     finally:
         ChangeReader.PROBE_UNSEEN = True
 
@@ -445,11 +483,11 @@ def test_an_event_elsewhere_is_probed_for_a_line_the_pixel_test_cannot_see_unles
 def test_an_unsure_reading_or_the_first_frames_whole_area_reading_is_read_again_not_probed():
     _, h = _sign_scene({12: ((201.0, 299.0, 441.0, 331.0),)})
     h.read(0)  # the first frame, read over the whole area
-    assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []
+    assert [r.why for r in h.read(12)] == ["elsewhere"] and h.known == [(), ()]  # read again, every line
     _, h = _sign_scene({12: ((201.0, 299.0, 441.0, 331.0),)})
     h.texts[0] = (TextLine("Hel1o there", 0.8, line("Hello there").box),)  # read unsure
     read_by_bands(h, 0)
-    assert [r.why for r in h.read(12)] == ["elsewhere"] and h.probes == []
+    assert [r.why for r in h.read(12)] == ["elsewhere"] and h.known[-1] == ()
 
 
 def test_boxes_are_the_same_boxes_when_each_overlaps_one_of_the_others_by_half():
@@ -735,7 +773,7 @@ def test_events_closer_than_a_text_state_are_no_state_between_but_a_short_one_re
     h = Harness(maps, {4: wait, 12: after}, changes, boxes={4: ()})
     h.read(0)
     assert [r.why for r in h.read(12)] == ["elsewhere"] and [i for i, _ in h.calls] == [0, 12]
-    assert [i for i, _ in h.probes] == [4] and h.fetched == [4]
+    assert [i for i, _ in h.probes] == [4, 12] and h.fetched == [4]  # 12's is the read's own
     # the state read shows nothing the last reading lacks: nothing is fed for it
     h = Harness(maps, {12: after}, changes)
     h.read(0)

@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 
 from flowocr.errors import UsageError
-from flowocr.ocr.types import OcrResult, TextLine, inside_share
+from flowocr.ocr.types import OcrResult, TextLine, inside_share, moved
 
 BOTTOM_FRACTION = 0.30
 TOP_FRACTION = 0.30
@@ -164,11 +164,13 @@ def band_crops(image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> list[np.
 
 def to_frame(lines: Sequence[TextLine], rect: Rect) -> tuple[TextLine, ...]:
     """Lines found in ``crop(frame, rect)``, with their boxes moved to frame coordinates."""
-    dx, dy = float(rect.x), float(rect.y)
-    return tuple(
-        TextLine(line.text, line.score, tuple((x + dx, y + dy) for x, y in line.box))  # type: ignore[arg-type]
-        for line in lines
-    )
+    return moved(lines, float(rect.x), float(rect.y))
+
+
+def known_in(known: Sequence[TextLine], rect: Rect) -> tuple[TextLine, ...]:
+    """The lines of ``known`` (frame pixels) that lie mostly inside ``rect``, in ``crop(frame, rect)``'s pixels."""
+    inside = [line for line in known if inside_share(line.bounds, (rect.x, rect.y, rect.x1, rect.y1)) >= 0.5]
+    return moved(inside, -float(rect.x), -float(rect.y))
 
 
 def result_to_frame(result: OcrResult, rect: Rect) -> OcrResult:
@@ -277,15 +279,18 @@ def _overlap(a, b) -> bool:
     return max(inside_share(a, b), inside_share(b, a)) >= 1 / 3
 
 
-def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> tuple[TextLine, ...]:
+def read_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect],
+               known: Sequence[TextLine] = ()) -> tuple[TextLine, ...]:  # fmt: skip
     """OCR the ``bands`` of a full frame ``image`` (:func:`read_frame_bands`); lines in frame pixels, in band
     order."""
-    return tuple(line for lines in read_frame_bands(engine, image, area, bands) for line in lines)
+    return tuple(line for lines in read_frame_bands(engine, image, area, bands, known) for line in lines)
 
 
-def read_frame_bands(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) -> list[tuple[TextLine, ...]]:
+def read_frame_bands(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect],
+                     known: Sequence[TextLine] = ()) -> list[tuple[TextLine, ...]]:  # fmt: skip
     """OCR the ``bands`` of a full frame ``image`` in one engine call (the whole frame when the only band is the
-    whole frame), and a second one for the bands read again below; each band's lines in frame pixels.
+    whole frame), and a second one for the bands read again below; each band's lines in frame pixels. ``known``:
+    lines read before (frame pixels) that a box the detector finds is, unrecognised (:meth:`OcrEngine.recognize`).
 
     A band where the detector finds nothing but that holds strokes is read again with its background isolated
     (:func:`flowocr.ocr.strokes.isolate`): over a busy picture (a cellular texture, a fractal) PP-OCR's detector
@@ -301,15 +306,18 @@ def read_frame_bands(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect
     from flowocr.ocr.strokes import isolate
 
     height = image.shape[0]
-    crops = band_crops(image, area, bands)
-    results = list(engine.recognize(crops))
+    crops = band_crops(image, area, bands)  # the whole frame is its one band, at (0, 0)
+    results = list(engine.recognize(crops, known=[known_in(known, band) for band in bands] if known else None))
     again = []
     for k, result in enumerate(results):
         found = isolate(crops[k], frame_height=height)
         if found is not None and (not result.lines or found.clutter >= ISOLATE_CLUTTER):
             again.append((k, found))
     if again:
-        for (k, found), result in zip(again, engine.recognize([found.image for _, found in again])):
+        images = [found.image for _, found in again]
+        inside = [known_in(known, Rect(bands[k].x, bands[k].y + found.top, *found.image.shape[1::-1]))
+                  for k, found in again] if known else None  # fmt: skip
+        for (k, found), result in zip(again, engine.recognize(images, known=inside)):
             kept = [line for line in result.lines if line.score >= ISOLATED_MIN_SCORE
                     and len(_squashed(line.text)) >= ISOLATED_MIN_CHARS]  # fmt: skip
             if _weight(kept) > _weight(results[k].lines):

@@ -25,7 +25,7 @@ import numpy as np
 from flowocr.errors import EngineUnavailable, FlowOcrError, UsageError
 from flowocr.ocr.area import Rect, crop, result_to_frame
 from flowocr.ocr.device import DEFAULT_DEVICE
-from flowocr.ocr.types import OcrResult
+from flowocr.ocr.types import OcrResult, TextLine, known_boxes
 
 DEFAULT_ENGINE = "rapidocr"
 DEFAULT_LANG = "ch"
@@ -104,6 +104,8 @@ class OcrEngine(ABC):
     INSTALL_HINT: ClassVar[str]
     #: Whether the models run on ONNX Runtime, so that ``--device`` chooses where (:mod:`flowocr.ocr.device`).
     ONNX_RUNTIME: ClassVar[bool] = False
+    #: Whether :meth:`_run` leaves the boxes of known lines unrecognised itself (:meth:`run`).
+    KNOWN_SKIPS: ClassVar[bool] = False
 
     def __init__(self, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> None:
         self.lang = self.model_lang(lang)
@@ -137,23 +139,34 @@ class OcrEngine(ABC):
             return f"OCR engine {cls.NAME} needs {', '.join(missing)}, which is not installed. {cls.INSTALL_HINT}"
         return None
 
-    def run(self, images: Sequence[np.ndarray], *, area: Rect | None = None) -> OcrBatch:
+    def run(self, images: Sequence[np.ndarray], *, area: Rect | None = None,
+            known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:  # fmt: skip
         """OCR a batch: one result per image, in order; an image without text gives an empty result.
 
         With ``area``, every image is a full frame and only ``crop(image, area)`` is read; boxes still come back
-        in frame pixels. Raises ValueError for an image that is not BGR uint8 H x W x 3 or that ``area`` does
-        not fit.
+        in frame pixels. ``known`` (one sequence per image, lines in the pixels of the image as read): lines read
+        before; a box the detector finds that is one of them (:func:`~flowocr.ocr.types.known_boxes`) is that line,
+        not recognised again (an engine with ``KNOWN_SKIPS`` does not recognise it at all; others recognise it, and
+        the known line takes its place). Raises ValueError for an image that is not BGR uint8 H x W x 3 or that
+        ``area`` does not fit.
         """
         check_images(images)
-        batch = self._run(images if area is None else [crop(image, area) for image in images])
+        if known is not None and len(known) != len(images):
+            raise ValueError(f"{len(known)} sets of known lines for {len(images)} images")
+        batch = self._run(images if area is None else [crop(image, area) for image in images], known)
+        if known is not None and not self.KNOWN_SKIPS:
+            batch = replace(batch, results=tuple(_with_known(result, lines)
+                                                 for result, lines in zip(batch.results, known)))  # fmt: skip
         _count_stage_cpu(batch.times)
         if area is None:
             return batch
         return replace(batch, results=tuple(result_to_frame(result, area) for result in batch.results))
 
-    def recognize(self, images: Sequence[np.ndarray], *, area: Rect | None = None) -> list[OcrResult]:
-        """One :class:`OcrResult` per image, in input order. No text is an empty result, never an exception."""
-        return list(self.run(images, area=area).results)
+    def recognize(self, images: Sequence[np.ndarray], *, area: Rect | None = None,
+                  known: Sequence[Sequence[TextLine]] | None = None) -> list[OcrResult]:  # fmt: skip
+        """One :class:`OcrResult` per image, in input order (``known``: see :meth:`run`). No text is an empty
+        result, never an exception."""
+        return list(self.run(images, area=area, known=known).results)
 
     def detect(self, images: Sequence[np.ndarray]) -> list[tuple[Bounds, ...]] | None:
         """Detection alone: the text boxes of each image (x0, y0, x1, y1, image pixels), every box the detector
@@ -166,11 +179,18 @@ class OcrEngine(ABC):
         return None
 
     @abstractmethod
-    def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
-        """The engine's work on checked images, boxes in image pixels."""
+    def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:
+        """The engine's work on checked images, boxes in image pixels (``known``: see :meth:`run`; an engine
+        without ``KNOWN_SKIPS`` may ignore it)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(lang={self.lang!r}, threads={self.threads!r})"
+
+
+def _with_known(result: OcrResult, known: Sequence[TextLine]) -> OcrResult:
+    """``result`` with each line whose box is a known line's replaced by that line."""
+    found = known_boxes([line.bounds for line in result.lines], known)
+    return OcrResult(tuple(found.get(k, line) for k, line in enumerate(result.lines)))
 
 
 def check_images(images: Sequence[np.ndarray]) -> None:

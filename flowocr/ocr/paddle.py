@@ -60,7 +60,7 @@ class PaddleOcrEngine(OcrEngine):
             self._ocr = PaddleOCR(**kwargs)
             self._v3 = False
 
-    def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
+    def _run(self, images: Sequence[np.ndarray], known=None) -> OcrBatch:  # known lines: see OcrEngine.run
         start = time.perf_counter()
         with self._lock:
             if self._v3:

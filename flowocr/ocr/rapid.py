@@ -110,14 +110,14 @@ import math
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from flowocr.ocr.engine import Bounds, OcrBatch, OcrEngine, StageTimes, _count_stage_cpu
 from flowocr.ocr.langs import codes_for
-from flowocr.ocr.types import OcrResult, TextLine
+from flowocr.ocr.types import OcrResult, TextLine, known_boxes
 
 #: Mean and std of the detector's input normalisation (PP-OCR: x / 255, then (x - 0.5) / 0.5).
 _DET_MEAN = 0.5
@@ -521,6 +521,7 @@ class RapidOcrEngine(OcrEngine):
     REQUIRES = ("rapidocr", "onnxruntime")
     INSTALL_HINT = "Install flowocr with its default dependencies: pip install flowocr (rapidocr, onnxruntime)."
     ONNX_RUNTIME = True
+    KNOWN_SKIPS = True
 
     def __init__(
         self, *, lang: str = "ch", threads: int | None = None, options: RapidOptions | None = None, device: str = "cpu"
@@ -544,24 +545,27 @@ class RapidOcrEngine(OcrEngine):
     def _detect_only(self, images: Sequence[np.ndarray]) -> list[tuple[Bounds, ...]]:
         start, cpu = time.perf_counter(), time.thread_time()
         memo = _recent_detections()
-        memo.clear()
         out = []
         for image in images:
             found = self._detect(image)
             memo[_image_key(image)] = found
-            out.append(tuple((float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 0].max()), float(b[:, 1].max()))
-                             for b in found.boxes))  # fmt: skip
+            while len(memo) > _MEMO_SIZE:  # the oldest go (a probe's two calls are kept for the reading after it)
+                del memo[next(iter(memo))]
+            out.append(tuple(_bounds(b) for b in found.boxes))
         took = time.perf_counter() - start
         _count_stage_cpu(StageTimes(took, None, None, took, det_cpu_s=time.thread_time() - cpu))
         return out
 
-    def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
+    def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:
         start, cpu = time.perf_counter(), time.thread_time()
         memo = _recent_detections()
         # A reading of the images a probe just detected (the reader reads when its probe found new text) takes
         # the probe's detections: the same image gives the same boxes.
-        detections = [(memo.pop(_image_key(image), None) if memo else None) or self._detect(image) for image in images]
-        memo.clear()
+        found_all = [(memo.pop(_image_key(image), None) if memo else None) or self._detect(image) for image in images]
+        # the boxes of known lines are those lines; the others are recognised
+        kept = [known_boxes([_bounds(box) for box in found.boxes], lines)
+                for found, lines in zip(found_all, known or [()] * len(images))]  # fmt: skip
+        detections = [found if not keep else _without(found, keep) for found, keep in zip(found_all, kept)]
         crops = [
             crop_box(image, box, min_height=self._recognise.input_height)
             for image, found in zip(images, detections)
@@ -587,15 +591,18 @@ class RapidOcrEngine(OcrEngine):
             rec_s, rec_cpu_s = time.perf_counter() - t0, time.thread_time() - cpu
 
         results = []
-        offset = 0
-        for found in detections:
+        read = iter(zip(texts, scores))
+        for found, keep in zip(found_all, kept):
             lines = []
-            for box, text, score in zip(found.boxes, texts[offset:], scores[offset:]):
+            for k, box in enumerate(found.boxes):
+                if k in keep:
+                    lines.append(keep[k])
+                    continue
+                text, score = next(read)
                 score = min(1.0, max(0.0, float(score)))
                 if text and score >= self.options.text_score:
                     points = tuple((float(x), float(y)) for x, y in box)
                     lines.append(TextLine(text, score, points))  # type: ignore[arg-type]
-            offset += len(found.boxes)
             results.append(OcrResult(tuple(lines)))
         times = StageTimes(det_s=det_s, cls_s=cls_s, rec_s=rec_s, total_s=time.perf_counter() - start,
                            det_cpu_s=det_cpu_s, rec_cpu_s=rec_cpu_s)  # fmt: skip
@@ -640,12 +647,27 @@ class RapidOcrEngine(OcrEngine):
                     texts[j] = ""
 
 
+def _without(found: Detection, boxes) -> Detection:
+    """``found`` without the boxes of index in ``boxes``."""
+    left = [k for k in range(len(found.boxes)) if k not in boxes]
+    return replace(found, boxes=found.boxes[left], scores=tuple(found.scores[k] for k in left))
+
+
+def _bounds(box: np.ndarray) -> tuple[float, float, float, float]:
+    """A detected box's (4 x 2 points) axis-aligned bounds (x0 y0 x1 y1)."""
+    return float(box[:, 0].min()), float(box[:, 1].min()), float(box[:, 0].max()), float(box[:, 1].max())
+
+
 _memo = threading.local()
+#: detections remembered for the reading after a probe, at most (a probe detects its bands, then some of them again
+#: with the picture isolated: both are the reading's)
+_MEMO_SIZE = 32
 
 
 def _recent_detections() -> dict:
-    """This thread's detections of its last :meth:`RapidOcrEngine.detect` call, by image (the calling thread's
-    own: an engine shared between threads keeps no state between their calls)."""
+    """This thread's detections of its recent :meth:`RapidOcrEngine.detect` calls, by image, each taken by one
+    reading of that image at most (the calling thread's own: an engine shared between threads keeps no state between
+    their calls)."""
     if not hasattr(_memo, "found"):
         _memo.found = {}
     return _memo.found

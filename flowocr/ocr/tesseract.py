@@ -41,7 +41,7 @@ import numpy as np
 
 from flowocr.ocr.engine import OcrBatch, OcrEngine, StageTimes
 from flowocr.ocr.langs import LANGUAGES, codes_for
-from flowocr.ocr.types import OcrResult, TextLine
+from flowocr.ocr.types import OcrResult, TextLine, known_boxes
 
 #: Folders that hold ``*.traineddata``, searched after ``TESSDATA_PREFIX``: Debian's (Tesseract 5, then 4), then
 #: those of other distributions and of source installs.
@@ -235,6 +235,7 @@ class TesseractEngine(OcrEngine):
     REQUIRES = ("tesserocr", "rapidocr", "onnxruntime")
     INSTALL_HINT = "Install it with: pip install 'flowocr[tesseract]'."
     ONNX_RUNTIME = True  # its detector; Tesseract itself reads on the CPU
+    KNOWN_SKIPS = True
 
     def __init__(self, *, lang: str = "ru", threads: int | None = None, options: TesseractOptions | None = None,
                  device: str = "cpu"):  # fmt: skip
@@ -283,17 +284,21 @@ class TesseractEngine(OcrEngine):
         text = " ".join(api.GetUTF8Text().split())
         return text, (min(1.0, max(0.0, api.MeanTextConf() / 100.0)) if text else 0.0)
 
-    def _run(self, images: Sequence[np.ndarray]) -> OcrBatch:
-        from flowocr.ocr.rapid import crop_box
+    def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:
+        from flowocr.ocr.rapid import _bounds, crop_box
 
         start, cpu = time.perf_counter(), time.thread_time()
         detections = [self._detect(image) for image in images]
         det_s, det_cpu_s = time.perf_counter() - start, time.thread_time() - cpu
         results = []
         crops = 0
-        for image, found in zip(images, detections):
+        for image, found, lines_known in zip(images, detections, known or [()] * len(images)):
             lines = []
-            for box in found.boxes:
+            keep = known_boxes([_bounds(box) for box in found.boxes], lines_known)
+            for k, box in enumerate(found.boxes):
+                if k in keep:  # a line read before: not read again
+                    lines.append(keep[k])
+                    continue
                 crops += 1
                 text, score = self.read_line(crop_box(image, grow_box(box, self.options.grow, image.shape)))
                 if text and score >= self.options.text_score:

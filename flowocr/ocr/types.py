@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 Point = tuple[float, float]
 Bounds = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+#: A box the detector finds is a line known before (read on an earlier frame) from this overlap (intersection over
+#: union): a reading with known lines keeps them for such boxes, unrecognised (:mod:`flowocr.ocr.area`).
+SAME_BOX_IOU = 0.7
 
 
 def box_area(a: Bounds) -> float:
@@ -71,6 +76,23 @@ def plausible(line: TextLine) -> bool:
     code = ord(text)
     cjk = 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF
     return cjk and line.score >= LONE_CJK_MIN_SCORE
+
+
+def known_boxes(boxes: Sequence[Bounds], known: Sequence[TextLine]) -> dict[int, TextLine]:
+    """Which of ``boxes`` (x0 y0 x1 y1, a detection's) are lines of ``known``: box index -> line, each line for the
+    box it overlaps most, from ``SAME_BOX_IOU``, each box once."""
+    out: dict[int, TextLine] = {}
+    for line in known:
+        best = max(((box_iou(box, line.bounds), k) for k, box in enumerate(boxes) if k not in out), default=None)
+        if best is not None and best[0] >= SAME_BOX_IOU:
+            out[best[1]] = line
+    return out
+
+
+def moved(lines: Sequence[TextLine], dx: float, dy: float) -> tuple[TextLine, ...]:
+    """``lines`` with their boxes moved by ``(dx, dy)``."""
+    return tuple(TextLine(line.text, line.score, tuple((x + dx, y + dy) for x, y in line.box))  # type: ignore[arg-type]
+                 for line in lines)  # fmt: skip
 
 
 @dataclass(frozen=True)

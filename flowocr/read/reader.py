@@ -40,10 +40,12 @@ class ReadTools:
     """What a reader may do, handed to it as callables.
 
     ``strokes(frame)``: the stroke map of a frame's text area (None for None).
-    ``ocr(image, strokes, rows=(), lines=(), slop=0, whole=False)``: read a full BGR frame's text area, lines in
-    frame pixels: with ``strokes``, only its stroke bands, the row spans ``lines`` of lines read before and the parts
-    of the cell spans ``rows`` they leave out that are ``slop`` tall (:func:`flowocr.ocr.area.read_bands`); the whole
-    area without, or with ``whole`` (and on a large frame its stroke bands too: :func:`flowocr.ocr.area.read_whole`).
+    ``ocr(image, strokes, rows=(), lines=(), slop=0, whole=False, known=())``: read a full BGR frame's text area,
+    lines in frame pixels: with ``strokes``, only its stroke bands, the row spans ``lines`` of lines read before and
+    the parts of the cell spans ``rows`` they leave out that are ``slop`` tall (:func:`flowocr.ocr.area.read_bands`);
+    the whole area without, or with ``whole`` (and on a large frame its stroke bands too:
+    :func:`flowocr.ocr.area.read_whole`). A box the detector finds that is a line of ``known`` is that line, not
+    recognised again.
     ``fetch(i)``: frame ``i`` decoded on its own (None when the source lacks it). ``index``: the frame index (pts and
     times). ``origin``: the text area's top-left corner in frame pixels."""
 
@@ -150,6 +152,8 @@ class ChangeReader:
       up to four frames in the place of another (a short state).
     - A final cue's start and end move to the text events in its own cells around its first and last readings
       (:meth:`refine`): frame-exact times.
+    - A read recognises only what is new: OCR's detector first, and the boxes of the last lines, seen unchanged,
+      keep their reading (:meth:`_read_new`).
     """
 
     MIN_STATE_FRAMES = 3  # a text state shorter than this between two samples is a transition, not a cue
@@ -280,6 +284,11 @@ class ChangeReader:
     # 'す', held still and stays; a still picture's '心' too), nothing else changed; report seed 2027 (60 videos)
     # 17 -> 6, nothing else changed. A lone letter shown on one frame, or moving (a scrolling sign), is lost.
     LONE_STILL = True
+    # A read of a sample or of a state between samples is a probe first (OCR's detector alone, on the bands the read
+    # takes; the read then takes its boxes): a box that is a last line's, where the pixel test or the second look
+    # sees that line unchanged, keeps the line's reading, and only the other boxes are recognised; where no other box
+    # is found, nothing is recognised (no OCR call: the reading is the lines kept, or empty).
+    READ_NEW_ONLY = True
 
     def __init__(
         self, tools: ReadTools, changes: Mapping[int, FrameChange], cells: CellMap, *, log: Log | None = None,
@@ -309,6 +318,8 @@ class ChangeReader:
         #: what the probe of the frame being read found, for the log: -1 not probed, None it cannot vouch, a word
         #: why it was not tried (:meth:`_probe_vouches`), else how many boxes
         self.probe_found: int | str | None = -1
+        #: the boxes the probes of the frame being read found, by frame, rows, line spans and slop
+        self._probes: dict[tuple, tuple | None] = {}
         self.last_read: str | None = None  # why the last frame read was read
         #: the lines looked at again at full size for the frame being read, for the log: [strokes, moved] each
         self.looked: list[list[int]] = []
@@ -403,11 +414,16 @@ class ChangeReader:
         in its box at full size with levels of its own (``LOOK_AGAIN``, :meth:`_line_same`): when its strokes there
         stayed, it counts as seen and unchanged (for ``changed``, ``unvouched``, the probe's refusals and a state
         between samples alike).
+
+        Every read of a sample or of a state between samples (not the first frame's, a blip's or a short state's)
+        is a probe first (``READ_NEW_ONLY``, :meth:`_read_new`): the last lines whose boxes it finds, seen unchanged
+        at full size, keep their reading, and OCR recognises only the other boxes; where there are none (the text
+        vanished, or only a picture moved), nothing is recognised and the reading is fed as reused.
         """
         if frame.index <= self.after:
             return []
         self.probe_found = -1
-        self.looked, self._looks = [], {}
+        self.looked, self._looks, self._probes = [], {}, {}
         tools = self.tools
         out: list[Reading] = []
         if self.ref is None and self.ref_index is not None:
@@ -459,9 +475,8 @@ class ChangeReader:
                     out.append(self._fed(mid, tools.index.pts_of(mid), self.last_lines, True, "between-probed"))
                     continue
             self.extra_frames += 1
-            self._refer(strokes, extra)
-            lines = tools.ocr(extra.image, self.ref, rows=rows, lines=spans, slop=self.cells.cell_height)
-            out.append(self._fed(mid, tools.index.pts_of(mid), lines, False, "between"))
+            lines, read = self._read_new(extra, strokes, evidence, rows, spans)
+            out.append(self._fed(mid, tools.index.pts_of(mid), lines, not read, "between"))
         peaks = [[e.index, round(e.strength), e.appeared, e.vanished, round(e.level_before), round(e.level_after)]
                  for e in found]  # fmt: skip
         previous_map = self.previous_map if previous != self.ref_index else None
@@ -497,7 +512,6 @@ class ChangeReader:
         changed_cells = [e.cells for e in found] + ([ended.cells] if ended is not None else [])
         rows = self.cells.rows(np.logical_or.reduce(changed_cells), grow=1) if changed_cells else []
         spans = [(line.bounds[1], line.bounds[3]) for line in self.last_lines]
-        slop = self.cells.cell_height
         if why in ("elsewhere", "news") and self._probe_vouches(frame, now, evidence, unvouched, rows, spans):
             why = "news-probed" if why == "news" and self.NEWS_ASSUMED else "probed"
         if why in ("unchanged", "probed", "news-probed"):
@@ -508,10 +522,65 @@ class ChangeReader:
             self._refer(now, frame)
             out.append(self._fed(frame.index, frame.pts, stayed, True, why, now, evidence, peaks))
             return out
-        self._refer(now, frame)
-        lines = tools.ocr(frame.image, now, rows=rows, lines=spans, slop=slop)
-        out.append(self._fed(frame.index, frame.pts, lines, False, why, now, evidence, peaks))
+        lines, read = self._read_new(frame, now, evidence, rows, spans)
+        out.append(self._fed(frame.index, frame.pts, lines, not read, why, now, evidence, peaks))
         return out
+
+    def _read_new(self, frame: Frame, strokes: Strokes | None, evidence, rows, spans) -> tuple[Lines, bool]:
+        """Read ``frame`` (its stroke map ``strokes``, compared with the reference in ``evidence``) in the bands of
+        ``rows`` and the last lines' ``spans``, and make it the reference: the reading, and whether OCR recognised
+        anything. With ``READ_NEW_ONLY``, a probe first: the last lines whose box it finds and that are seen unchanged
+        (:meth:`_kept_lines`) keep their reading; only the other boxes are recognised, and none when there are
+        none."""
+        tools, slop = self.tools, self.cells.cell_height
+        kept: Lines = ()
+        if self.READ_NEW_ONLY and tools.probe is not None:
+            boxes = self._probe(frame, strokes, rows, spans)
+            if boxes is not None:
+                kept, rest = self._kept_lines(boxes, evidence, frame)
+                if not rest:
+                    self._refer(strokes, frame)
+                    return kept, False
+        self._refer(strokes, frame)
+        if kept:
+            return tools.ocr(frame.image, strokes, rows=rows, lines=spans, slop=slop, known=kept), True
+        return tools.ocr(frame.image, strokes, rows=rows, lines=spans, slop=slop), True
+
+    def _probe(self, frame: Frame, strokes: Strokes | None, rows, spans) -> tuple | None:
+        """The boxes OCR's detector alone finds in the bands a read of ``frame`` with these arguments takes (probed
+        once per fed frame and arguments)."""
+        key = (frame.index, tuple(rows), tuple(spans))
+        if key not in self._probes:
+            self._probes[key] = self.tools.probe(frame.image, strokes, rows=rows, lines=spans,
+                                                 slop=self.cells.cell_height)  # fmt: skip
+        return self._probes[key]
+
+    def _kept_lines(self, boxes, evidence, frame: Frame) -> tuple[Lines, list]:
+        """The last lines that keep their reading on ``frame``, and the probe's ``boxes`` left to recognise: a last
+        line read sure enough (``PROBE_MIN_SCORE``) on a frame read by its bands, whose box one of ``boxes`` is
+        (``PROBE_IOU``), seen unchanged at full size (:meth:`_line_same`); none where a last line found there is
+        not so, or a box left touches a last line's box, or a last line without its box is touched by one (a line
+        read in two pieces, 'も' and 'う遅いよ。', found as one box that is mostly the second's): the lines of a text
+        change together, and a line replaced by one of its length can look the same (dev seed 11: '走吧。' replaced
+        by '当然。' under a changed English line, 32 of 176 stroke pixels moved at full size)."""
+        from flowocr.ocr.types import box_intersection, box_iou
+
+        rest, kept = list(boxes), []
+        if self.last_read == "first" or evidence is None or not evidence.comparable:
+            return (), rest
+        for line in self.last_lines:
+            match = next((b for b in rest if box_iou(b, line.bounds) >= self.PROBE_IOU), None)
+            if match is None:
+                if any(box_intersection(b, line.bounds) > 0 for b in boxes):
+                    return (), list(boxes)  # a box of another size where it was: replaced, or grown over it
+                continue  # gone
+            if line.score < self.PROBE_MIN_SCORE or not self._line_same(line, frame):
+                return (), list(boxes)  # a line changed: the lines of one text change together, all are read
+            rest.remove(match)
+            kept.append(line)
+        if any(box_intersection(b, line.bounds) > 0 for b in rest for line in self.last_lines):
+            return (), list(boxes)
+        return tuple(kept), rest
 
     def _unvouched(self, evidence, found: list, frame: Frame) -> bool:
         """Whether a text event of ``found`` lies in the cells of a last line the pixel test cannot see on the stroke
@@ -592,7 +661,7 @@ class ChangeReader:
         if refused is not None:
             self.probe_found = refused  # logged with the decision
             return False
-        boxes = tools.probe(frame.image, now, rows=rows, lines=spans, slop=self.cells.cell_height)
+        boxes = self._probe(frame, now, rows, spans)
         same = boxes is not None and same_boxes(boxes, [line.bounds for line in self.last_lines], self.PROBE_IOU)
         self.probe_found = None if boxes is None else len(boxes)  # logged with the decision
         return same
