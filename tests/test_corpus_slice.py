@@ -21,15 +21,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED, COUNT = 7, 8
-# Measured on this slice when the reader was last changed (2026-12-06, README "Reading quality"; 37 cues, 64
-# boundaries): no cue of >= 0.5 s missed, no phantom, no reading of video 007's corner logo written as a cue, exact
-# 0.811, boundaries within one frame 0.906, 2.70 OCR calls per cue (2026-12-05: within one frame 0.891, 2.54 calls
-# per cue; 2026-12-04: 0.806, 3.54; 5.22 before one text state a window was read between samples). The thresholds
-# allow about one cue (or two boundaries) worse, and 0.3 calls per cue more.
+# Measured on this slice when the reader was last changed (2026-12-06, seventh session, README "Reading quality";
+# 37 cues, 64 boundaries): no cue of >= 0.5 s missed, no phantom, no reading of video 007's corner logo written as a
+# cue, exact 0.784, boundaries within one frame 0.922, 2.08 OCR calls per cue (before a read recognised only new
+# boxes: exact 0.811, within one frame 0.906, 2.70 calls, 3 split pieces instead of 2: video 001's misread
+# 'Twenty-eight ffifty.' was read again and split off, now its line is kept, one cue misread and none split; 2026-12-05:
+# within one frame 0.891, 2.54 calls per cue; 2026-12-04: 0.806, 3.54; 5.22 before one text state a window was read
+# between samples). The thresholds allowed about one cue (or two boundaries) worse, and 0.3 calls per cue more,
+# when they were set (exact now lies at the threshold's edge; calls were 3.0 until 2026-12-06).
 MAX_PHANTOM = 1
 MIN_EXACT = 0.78
 MIN_WITHIN_1 = 0.86
-MAX_CALLS_PER_CUE = 3.0
+MAX_CALLS_PER_CUE = 2.4
 
 # The corpus draws real footage from ../shared/videos when present: without it, seed 7 is another corpus, which the
 # thresholds below were not measured on.
