@@ -385,6 +385,8 @@ def test_a_read_recognises_only_the_boxes_that_are_not_last_lines_seen_unchanged
     assert h.known == [(), ()] and out[0].lines[0].text == "Hel1o there"
     h, out = harness(((201.0, 299.0, 441.0, 331.0), (430.0, 300.0, 520.0, 330.0)), still)  # a box touches it
     assert h.known == [(), ()]
+    h, out = harness(((188.0, 299.0, 441.0, 331.0), sign), still)  # its box grew by a glyph (IoU 0.95): all read
+    assert h.known == [(), ()] and out[0].lines[0].text == "Hel1o there"
     ChangeReader.READ_NEW_ONLY = False
     try:
         h, out = harness(((201.0, 299.0, 441.0, 331.0), sign), still)

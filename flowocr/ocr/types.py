@@ -30,6 +30,14 @@ def box_iou(a: Bounds, b: Bounds) -> float:
     return inter / union if inter > 0 else 0.0
 
 
+def outgrows(box: Bounds, bounds: Bounds, share: float) -> bool:
+    """Whether ``box`` reaches past ``bounds`` on any side by more than ``share`` of the height of ``bounds`` (its
+    width where it is taller than wide: a vertical line): a line's box found again that grew holds glyphs the line
+    had not, however well the two overlap."""
+    reach = share * min(bounds[2] - bounds[0], bounds[3] - bounds[1])
+    return max(bounds[0] - box[0], bounds[1] - box[1], box[2] - bounds[2], box[3] - bounds[3]) > reach
+
+
 def inside_share(a: Bounds, b: Bounds) -> float:
     """The share of box ``a`` that lies inside box ``b`` (0 for a box without area)."""
     area = box_area(a)

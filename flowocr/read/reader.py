@@ -255,6 +255,9 @@ class ChangeReader:
     # read without its last two of five characters for the whole line (0.6); dev corpus (seed 13), with
     # PROBE_BETWEEN and SEES_MIN 16: 0.5 exact 0.887, 0.7 0.893 (OCR calls per cue 2.11 -> 2.14), 0.8 0.893 (2.18).
     PROBE_IOU = 0.7
+    # ... and a last line keeps its reading on a read (READ_NEW_ONLY) only where the box found does not reach past
+    # its box by more than this share of its height on any side: a box that grew holds glyphs the reading has not.
+    KEEP_GROWN = 0.25
     # The probe may vouch for a last line the pixel test cannot see (fewer than SEES_MIN stroke pixels) when no text
     # event since the last fed frame touched its cells (an event there refuses it: ``unvouched``), the standard a
     # sample with no event at all is reused by; a between state's refusal counts every event of its window, not only
@@ -565,7 +568,7 @@ class ChangeReader:
         read in two pieces, 'も' and 'う遅いよ。', found as one box that is mostly the second's): the lines of a text
         change together, and a line replaced by one of its length can look the same (dev seed 11: '走吧。' replaced
         by '当然。' under a changed English line, 32 of 176 stroke pixels moved at full size)."""
-        from flowocr.ocr.types import box_intersection, box_iou
+        from flowocr.ocr.types import box_intersection, box_iou, outgrows
 
         rest, kept = list(boxes), []
         if self.last_read == "first" or evidence is None or not evidence.comparable:
@@ -576,7 +579,8 @@ class ChangeReader:
                 if any(box_intersection(b, line.bounds) > 0 for b in boxes):
                     return (), list(boxes)  # a box of another size where it was: replaced, or grown over it
                 continue  # gone
-            if line.score < self.PROBE_MIN_SCORE or not self._line_same(line, frame):
+            if (line.score < self.PROBE_MIN_SCORE or outgrows(match, line.bounds, self.KEEP_GROWN)
+                    or not self._line_same(line, frame)):  # fmt: skip
                 return (), list(boxes)  # a line changed: the lines of one text change together, all are read
             rest.remove(match)
             kept.append(line)
