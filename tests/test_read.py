@@ -395,6 +395,39 @@ def test_a_read_recognises_only_the_boxes_that_are_not_last_lines_seen_unchanged
         ChangeReader.READ_NEW_ONLY = True
 
 
+def test_a_box_recognised_to_nothing_found_again_unchanged_is_not_recognised_again_and_is_where_it_changed():
+    text = (line("Hello there"),)
+    maps = {0: stroke_map((200, 300, 440, 330))}
+    changes = lines_scene(range(1, 40), (-10, 99, ROW), (7, 99, slice(1, 3)), (19, 99, slice(1, 3)),
+                          (31, 99, slice(1, 3)))  # fmt: skip
+    texture = (250.0, 40.0, 380.0, 70.0)  # a picture's corner the detector finds, that OCR reads as nothing
+    probes = {i: ((201.0, 299.0, 441.0, 331.0), texture) for i in (12, 24)}
+    probes[36] = ((201.0, 299.0, 441.0, 331.0), (252.0, 41.0, 381.0, 71.0))  # found again, a pixel off
+    line_look = {i: line_crop("Hello there", seed=1) for i in (0, 12, 24, 36)}
+
+    def harness(looks):
+        crops = {i: {298: line_look[i], 38: looks[i]} for i in looks}
+        h = Harness(maps, {i: text for i in (0, 12, 24, 36)}, changes, probes, crops)
+        read_by_bands(h, 0)
+        return h, h.read(12) + h.read(24) + h.read(36)
+
+    still = {i: line_crop("/\\/\\ /\\", seed=5, width=134) for i in (0, 12, 24, 36)}
+    h, out = harness(still)
+    assert [(r.why, r.reused, r.lines) for r in out] == [("elsewhere", False, text), ("elsewhere", True, text),
+                                                         ("elsewhere", True, text)]  # fmt: skip
+    assert [c[0] for c in h.calls] == [0, 12]  # only the first sight of the texture is recognised
+    changed = line_crop("\\/ \\/\\/", seed=6, width=134)
+    moving = {**still, 24: changed, 36: changed}  # at 24 the picture there changed: recognised again, then not
+    h, out = harness(moving)
+    assert [c[0] for c in h.calls] == [0, 12, 24] and [r.reused for r in out] == [False, False, True]
+    ChangeReader.KEEP_BLANKS = False
+    try:
+        h, out = harness(still)
+        assert [c[0] for c in h.calls] == [0, 12, 24, 36]
+    finally:
+        ChangeReader.KEEP_BLANKS = True
+
+
 def test_new_strokes_kept_outside_the_last_lines_leave_the_probe_to_vouch_a_change_inside_them_does_not():
     text, box = (line("Hello there"),), ((201.0, 299.0, 441.0, 331.0),)
     changes = lines_scene(range(1, 28), (-10, 99, ROW), (7, 99, slice(1, 3)), (16, 99, slice(1, 3)))

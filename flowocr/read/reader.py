@@ -296,6 +296,8 @@ class ChangeReader:
     # Keeping lines the stroke map saw unchanged too (not only at full size) kept '走吧。' over its replacement
     # '当然。' (dev seed 11).
     READ_NEW_ONLY = True
+    KEEP_BLANKS = True
+    BLANK_LOOK = True
 
     def __init__(
         self, tools: ReadTools, changes: Mapping[int, FrameChange], cells: CellMap, *, log: Log | None = None,
@@ -325,6 +327,11 @@ class ChangeReader:
         #: what the probe of the frame being read found, for the log: -1 not probed, None it cannot vouch, a word
         #: why it was not tried (:meth:`_probe_vouches`), else how many boxes
         self.probe_found: int | str | None = -1
+        #: the boxes the read of the reference frame (by index) recognised to nothing: texture (KEEP_BLANKS)
+        self.blanks: tuple[int | None, tuple] = (None, ())
+        #: what a read's own probe left to recognise (READ_NEW_ONLY), for the log: boxes found, lines kept, and why
+        #: none were, or None where the read was not probed
+        self.keep: dict | None = None
         #: the boxes the probes of the frame being read found, by frame, rows and line spans
         self._probes: dict[tuple, tuple | None] = {}
         self.last_read: str | None = None  # why the last frame read was read
@@ -429,7 +436,7 @@ class ChangeReader:
         """
         if frame.index <= self.after:
             return []
-        self.probe_found = -1
+        self.probe_found, self.keep = -1, None
         self.looked, self._looks, self._probes = [], {}, {}
         tools = self.tools
         out: list[Reading] = []
@@ -537,19 +544,50 @@ class ChangeReader:
         """Read ``frame`` (its stroke map ``strokes``, compared with the reference in ``evidence``) in the bands of
         ``rows`` and the last lines' ``spans``, and make it the reference: the reading, and whether OCR recognised
         anything. With ``READ_NEW_ONLY``, a probe first: the last lines whose box it finds and that are seen unchanged
-        (:meth:`_kept_lines`) keep their reading; only the other boxes are recognised, and none when there are
+        (:meth:`_kept_lines`) keep their reading, and boxes recognised to nothing on the reference frame found there
+        again unchanged (``KEEP_BLANKS``) stay nothing; only the other boxes are recognised, and none when there are
         none."""
         tools, slop = self.tools, self.cells.cell_height
         kept: Lines = ()
+        blanks: list = []
         if self.READ_NEW_ONLY and tools.probe is not None:
             boxes = self._probe(frame, strokes, rows, spans)
             if boxes is not None:
                 kept, rest = self._kept_lines(boxes, evidence, frame)
+                blanks = self._blanks_found(rest, frame)
+                rest = [b for b in rest if b not in blanks]
                 if not rest:
                     self._refer(strokes, frame)
+                    self.blanks = (frame.index, tuple(blanks))
                     return kept, False
         self._refer(strokes, frame)
-        return tools.ocr(frame.image, strokes, rows=rows, lines=spans, slop=slop, known=kept), True
+        lines = tools.ocr(frame.image, strokes, rows=rows, lines=spans, slop=slop, known=kept)
+        if tools.probe is not None and self.READ_NEW_ONLY:
+            from flowocr.ocr.types import box_intersection
+
+            found = self._probes.get((frame.index, tuple(rows), tuple(spans))) or ()
+            new = [b for b in found if not any(box_intersection(b, ln.bounds) > 0 for ln in lines)]
+            self.blanks = (frame.index, tuple(blanks) + tuple(b for b in new if b not in blanks))
+        return lines, True
+
+    def _blanks_found(self, rest: list, frame: Frame) -> list:
+        """The boxes of ``rest`` that are boxes the read of the reference frame recognised to nothing (``blanks``),
+        found again (``PROBE_IOU``, grown by no more than ``KEEP_GROWN``) and seen unchanged at full size."""
+        from flowocr.ocr.types import box_iou, outgrows
+
+        ref, known = self.blanks
+        if not self.KEEP_BLANKS or ref != self.ref_index or not known:
+            return []
+        out = []
+        for box in rest:
+            blank = next((k for k in known if box_iou(box, k) >= self.PROBE_IOU), None)
+            if blank is None or outgrows(box, blank, self.KEEP_GROWN):
+                continue
+            look = None if self.ref_frame is None or self.tools.crop is None else self._compare(self.ref_frame, frame,
+                                                                                                   blank)  # fmt: skip
+            if not self.BLANK_LOOK or (look is not None and self.test.line_same(*look)):
+                out.append(box)
+        return out
 
     def _probe(self, frame: Frame, strokes: Strokes | None, rows, spans) -> tuple | None:
         """The boxes OCR's detector alone finds in the bands a read of ``frame`` with these arguments takes (probed
@@ -568,25 +606,37 @@ class ChangeReader:
         read in two pieces, 'も' and 'う遅いよ。', found as one box that is mostly the second's): the lines of a text
         change together, and a line replaced by one of its length can look the same (dev seed 11: '走吧。' replaced
         by '当然。' under a changed English line, 32 of 176 stroke pixels moved at full size)."""
+        rest, kept = list(boxes), []
+        refused = self._keep_refused(boxes, evidence, frame, rest, kept)
+        self.keep = {"boxes": len(boxes), "kept": 0 if refused else len(kept), "refused": refused}  # for the log
+        if refused is not None:
+            return (), list(boxes)
+        return tuple(kept), rest
+
+    def _keep_refused(self, boxes, evidence, frame: Frame, rest: list, kept: list) -> str | None:
+        """:meth:`_kept_lines`' matching: moves the boxes of the last lines kept from ``rest`` to ``kept``, or says
+        why no line keeps its reading."""
         from flowocr.ocr.types import box_intersection, box_iou, outgrows
 
-        rest, kept = list(boxes), []
         if self.last_read == "first" or evidence is None or not evidence.comparable:
-            return (), rest
+            return "first" if self.last_read == "first" else "incomparable"
         for line in self.last_lines:
             match = next((b for b in rest if box_iou(b, line.bounds) >= self.PROBE_IOU), None)
             if match is None:
                 if any(box_intersection(b, line.bounds) > 0 for b in boxes):
-                    return (), list(boxes)  # a box of another size where it was: replaced, or grown over it
+                    return "resized"  # a box of another size where it was: replaced, or grown over it
                 continue  # gone
-            if (line.score < self.PROBE_MIN_SCORE or outgrows(match, line.bounds, self.KEEP_GROWN)
-                    or not self._line_same(line, frame)):  # fmt: skip
-                return (), list(boxes)  # a line changed: the lines of one text change together, all are read
+            if line.score < self.PROBE_MIN_SCORE:
+                return "unsure"
+            if outgrows(match, line.bounds, self.KEEP_GROWN):
+                return "grown"
+            if not self._line_same(line, frame):
+                return "changed"  # a line changed: the lines of one text change together, all are read
             rest.remove(match)
             kept.append(line)
         if any(box_intersection(b, line.bounds) > 0 for b in rest for line in self.last_lines):
-            return (), list(boxes)
-        return tuple(kept), rest
+            return "touched"
+        return None
 
     def _unvouched(self, evidence, found: list, frame: Frame) -> bool:
         """Whether a text event of ``found`` lies in the cells of a last line the pixel test cannot see on the stroke
@@ -806,8 +856,9 @@ class ChangeReader:
         if self.log is not None:
             self.log({"index": index, "why": why, "reused": reused, "strokes": None if now is None else now.count,
                       "pixel": None if evidence is None else evidence.to_json(), "events": peaks,
-                      "probe": self.probe_found, "looked": self.looked,
+                      "probe": self.probe_found, "looked": self.looked, "keep": self.keep,
                       "texts": [line.text for line in lines]})  # fmt: skip
+        self.keep = None
         return Reading(index, pts, lines, reused, why, self.ref_index)
 
     def refine(self, cue: Cue) -> Cue:
