@@ -518,15 +518,18 @@ class VideoRun:
             self.crops.offer(image, lines)
         return lines
 
-    def probe(self, image, strokes, rows=(), lines=(), slop=0.0):
-        """The text boxes the OCR detector finds in the bands :meth:`ocr` would read, without recognising them
-        (:func:`flowocr.ocr.detect.probe_frame`; None where they cannot stand for a reading)."""
-        from flowocr.ocr.area import read_bands
+    def probe(self, image, strokes, rows=(), lines=(), slop=0.0, whole=False):
+        """The text boxes the OCR detector finds in the bands :meth:`ocr` would read with the same arguments, without
+        recognising them (:func:`flowocr.ocr.detect.probe_frame`; None where they cannot stand for a reading)."""
+        from flowocr.ocr.area import read_bands, whole_bands
         from flowocr.ocr.detect import probe_frame
 
         rect, info = self.area, self.info
         with self._ocr_stage():
-            bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
+            if whole:
+                bands = whole_bands(rect, strokes, info.display_height)
+            else:
+                bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
             boxes = probe_frame(self.engine, image, rect, bands)
         self.stats.ocr_probes += 1
         return boxes

@@ -202,7 +202,7 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     """The cues of one video, read over the cache by the real reader and builder, and the OCR calls made."""
     from flowocr.cues.builder import CueBuilder
     from flowocr.cues.model import FrameText
-    from flowocr.ocr.area import WHOLE_DETAIL_SIDE, read_bands, read_frame, read_whole
+    from flowocr.ocr.area import WHOLE_DETAIL_SIDE, read_bands, read_frame, read_whole, whole_bands
     from flowocr.ocr.detect import probe_frame
     from flowocr.ocr.strokes import frame_strokes
     from flowocr.ocr.types import box_intersection, plausible
@@ -248,8 +248,11 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
         return read_cached(frame, (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands)),
                            lambda image: read_frame(engine, image, rect, bands))
 
-    def probe(frame, strokes, rows=(), lines=(), slop=0):
-        bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
+    def probe(frame, strokes, rows=(), lines=(), slop=0, whole=False):
+        if whole:
+            bands = whole_bands(rect, strokes, info.display_height)
+        else:
+            bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
         PROBES[0] += 1
         key = (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands))
         if key not in cache.probes:

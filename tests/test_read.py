@@ -267,15 +267,18 @@ class Harness:
         ``crops[i]``: the full-size grey levels of any line box of frame i (or, a dict, of the box whose top is each
         key); without ``crops``, no second look."""
         self.maps, self.texts, self.calls, self.fetched, self.boxes, self.probes = maps, texts, [], [], boxes, []
-        self.crops, self.looks, self.known = crops, [], []
+        self.crops, self.looks, self.known, self.whole_probes = crops, [], [], []
         index = FrameIndex(tuple(range(200)), Fraction(1, 25), (0,), 200)
         tools = ReadTools(strokes=lambda f: None if f is None else f.strokes, ocr=self.ocr, fetch=self.fetch,
                           index=index, origin=(0, 0), probe=None if boxes is None else self.probe,
                           crop=None if crops is None else self.crop)  # fmt: skip
         self.reader = ChangeReader(tools, changes, CELLS)
 
-    def probe(self, frame, strokes, rows=(), lines=(), slop=0):
-        self.probes.append((frame.index, tuple(rows) + tuple(lines)))
+    def probe(self, frame, strokes, rows=(), lines=(), slop=0, whole=False):
+        if whole:  # the first frame's: apart, so that the probes the tests count are those of the reads after it
+            self.whole_probes.append(frame.index)
+        else:
+            self.probes.append((frame.index, tuple(rows) + tuple(lines)))
         return self.boxes.get(frame.index)
 
     def ocr(self, frame, strokes=None, rows=(), lines=(), slop=0, whole=False, known=()):
@@ -312,6 +315,15 @@ def test_the_first_frame_is_read_whole_and_an_unchanged_text_is_reused():
     assert h.calls == [(0, ())]
     assert [(r.why, r.reused, r.lines) for r in h.read(12)] == [("unchanged", True, text)]
     assert len(h.calls) == 1
+
+
+def test_the_first_frame_is_probed_whole_and_recognised_only_where_the_detector_finds_a_box():
+    text = (line("Hello there"),)
+    maps = {0: stroke_map((200, 300, 440, 330))}
+    for boxes, calls, fed in [((), [], ((), True)), ((text[0].bounds,), [(0, ())], (text, False))]:
+        h = Harness(maps, {0: text}, lines_scene(range(1, 16), (-10, 99, ROW)), {0: boxes})
+        assert [(r.why, r.lines, r.reused) for r in h.read(0)] == [("first", *fed)]
+        assert h.whole_probes == [0] and h.probes == [] and h.calls == calls
 
 
 def test_a_text_event_where_no_line_was_is_read_with_its_rows_though_no_stroke_shows():

@@ -267,11 +267,20 @@ def read_whole(engine, image: np.ndarray, area: Rect, strokes, frame_height: int
     """OCR of the whole ``area`` of a full frame (the first frame: nothing is known yet of where text is); where the
     area is over ``WHOLE_DETAIL_SIDE`` px long and its stroke map ``strokes`` is given, its stroke bands too, read
     at their own scale in the same call: a line found there replaces the whole read's lines it overlaps."""
-    if strokes is None or max(area.w, area.h) <= WHOLE_DETAIL_SIDE or not strokes.mask.any():
-        return read_frame(engine, image, area, [area])
-    whole, *banded = read_frame_bands(engine, image, area, [area, *read_bands(strokes, area, frame_height)])
+    bands = whole_bands(area, strokes, frame_height)
+    if len(bands) == 1:
+        return read_frame(engine, image, area, bands)
+    whole, *banded = read_frame_bands(engine, image, area, bands)
     found = [line for lines in banded for line in lines]
     return tuple(found) + tuple(line for line in whole if not any(_overlap(line.bounds, b.bounds) for b in found))
+
+
+def whole_bands(area: Rect, strokes, frame_height: int) -> list[Rect]:
+    """The bands a read of the whole ``area`` takes (:func:`read_whole`): the area, and on an area over
+    ``WHOLE_DETAIL_SIDE`` px long with a stroke map ``strokes`` that holds strokes, its stroke bands too."""
+    if strokes is None or max(area.w, area.h) <= WHOLE_DETAIL_SIDE or not strokes.mask.any():
+        return [area]
+    return [area, *read_bands(strokes, area, frame_height)]
 
 
 def _overlap(a, b) -> bool:
