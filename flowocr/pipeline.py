@@ -346,12 +346,13 @@ class VideoRun:
             self.reader = ChangeReader(tools, self.link.results, cells, log=log, forget=self.link.forget_before)
             gate = AuxGate(self.link, self.source.index, self.video, after=after, lookahead=CONTEXT)
             self.aux_stats = {"detector": address, "frames_sent": 0, "change_points": 0, "extra_frames": 0,
-                              "unsteady_letters": 0,
+                              "unsteady_letters": 0, "sought_frames": 0,
                               "frame_size": "x".join(str(v) for v in aux.size(self.info))}  # fmt: skip
             if state is not None:
                 self.reader.extra_frames = state.aux.get("extra_frames", 0)
                 self.reader.change_points = state.aux.get("change_points", 0)
                 self.reader.unsteady = state.aux.get("unsteady_letters", 0)
+                self.reader.sought = state.aux.get("sought_frames", 0)
         self._gate = gate
         if state is not None:
             self.reader.resume(state.frame, state.ref_index)
@@ -380,7 +381,8 @@ class VideoRun:
         if self._gate is not None:
             reader = self.reader
             self.aux_stats.update(frames_sent=self._gate.sent, change_points=reader.change_points,
-                                  extra_frames=reader.extra_frames, unsteady_letters=reader.unsteady)  # fmt: skip
+                                  extra_frames=reader.extra_frames, unsteady_letters=reader.unsteady,
+                                  sought_frames=reader.sought)  # fmt: skip
 
     def _close_aux(self) -> None:
         if getattr(self, "_reader_log", None) is not None:
@@ -452,7 +454,7 @@ class VideoRun:
             stats={"frames": stats.frames, "ocr_calls": stats.ocr_calls, "ocr_reused": stats.ocr_reused,
                    "ocr_probes": stats.ocr_probes, "cues": stats.cues},
             aux={"extra_frames": aux.get("extra_frames", 0), "change_points": aux.get("change_points", 0),
-                 "unsteady_letters": aux.get("unsteady_letters", 0)},
+                 "unsteady_letters": aux.get("unsteady_letters", 0), "sought_frames": aux.get("sought_frames", 0)},
         ))  # fmt: skip
 
     def fetch(self, i: int):

@@ -196,6 +196,7 @@ class LazyFrame:
 
 
 PROBES = [0]  # the reader's probes (detection alone) over every replayed video
+SOUGHT = [0]  # frames the reader decoded to place a boundary by looks alone, over every replayed video
 
 
 def replay(cache: VideoCache, log=None) -> tuple[list, int]:
@@ -284,6 +285,7 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
             cues += [c for c in map(reader.settle, builder.feed(text)) if c is not None]
     cues += [c for c in map(reader.settle, builder.finish(index.duration, len(index))) if c is not None]
     cache.save()
+    SOUGHT[0] += reader.sought
     return sorted(cues, key=lambda c: (c.start, c.track)), calls[0]
 
 
@@ -394,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(totals_lines(totals(outcomes), outcomes)))
     cues = sum(len(o.truth) for o in outcomes)
     print(f"detection probes per cue     {PROBES[0] / max(1, cues):.2f}  (each about a fifth of an OCR call)")
+    print(f"frames sought per cue        {SOUGHT[0] / max(1, cues):.2f}  (decoded to place a boundary by looks)")
     if args.table:
         print("\n".join(table_lines(category_rows(outcomes))))
     return 0

@@ -905,6 +905,7 @@ def test_a_lone_letter_becomes_a_cue_only_where_it_holds_still_at_full_size():
 def test_a_lone_letter_shown_on_one_frame_cannot_hold_still():
     h = Harness({0: stroke_map(), 12: stroke_map(), 24: stroke_map()}, {}, lines_scene(range(1, 30)),
                 crops={12: letter_crop(seed=1)})  # fmt: skip
+    h.reader.LOOK_BISECT = False  # its start sought by looks (refine) aside: no look says whether it holds still
     for i in (0, 12, 24):
         h.read(i)
     cue = Cue(Fraction(12, 25), Fraction(13, 25), "A", (300.0, 300.0, 330.0, 330.0), 0.95, 0, 12, 13)
@@ -933,6 +934,29 @@ def _refined_hello(changes: dict[int, FrameChange], **flags: bool) -> tuple[int,
     cue = Cue(Fraction(12, 25), Fraction(36, 25), "Hello there", (200.0, 300.0, 440.0, 330.0), 0.95, 0, 12, 36)
     refined = h.reader.refine(cue)
     return refined.start_index, refined.end_index
+
+
+def test_a_cue_that_nothing_in_its_cells_places_is_placed_by_halving_with_looks_at_full_size():
+    # a thin line the detector does not see come or go (no change in its cells), on frames 7 to 29
+    shown = line_crop("Hello there", seed=1)
+    crops = {i: shown if 7 <= i < 30 else line_crop("", seed=1) for i in range(40)}
+    text, m = (line("Hello there"),), stroke_map((200, 300, 440, 330))
+    cue = Cue(Fraction(12, 25), Fraction(36, 25), "Hello there", (200.0, 300.0, 440.0, 330.0), 0.95, 0, 12, 36)
+    for bisect, placed in [(True, (7, 30)), (False, (12, 36))]:
+        h = Harness({0: stroke_map(), 12: m, 24: m, 36: stroke_map()}, {12: text, 36: ()}, lines_scene(range(1, 40)),
+                    crops=crops)  # fmt: skip
+        h.reader.LOOK_BISECT = bisect
+        for i in (0, 12, 24, 36):
+            h.read(i)
+        refined = h.reader.refine(cue)
+        assert (refined.start_index, refined.end_index) == placed
+    # where the look cannot tell the fed frames around it apart (the line shows on the frame before), none
+    crops = {i: shown for i in range(40)}
+    h = Harness({0: m, 12: m, 24: m, 36: stroke_map()}, {0: (), 12: text, 36: ()}, lines_scene(range(1, 40)),
+                crops=crops)  # fmt: skip
+    for i in (0, 12, 24, 36):
+        h.read(i)
+    assert h.reader.refine(cue).start_index == 12
 
 
 def _with_strokes(change: FrameChange, plane: int, pixels: int) -> FrameChange:
