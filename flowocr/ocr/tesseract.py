@@ -41,7 +41,7 @@ import numpy as np
 
 from flowocr.ocr.engine import OcrBatch, OcrEngine, StageTimes
 from flowocr.ocr.langs import LANGUAGES, codes_for
-from flowocr.ocr.types import OcrResult, TextLine, known_boxes
+from flowocr.ocr.types import OcrResult, TextLine, known_boxes, point_bounds
 
 #: Folders that hold ``*.traineddata``, searched after ``TESSDATA_PREFIX``: Debian's (Tesseract 5, then 4), then
 #: those of other distributions and of source installs.
@@ -285,7 +285,7 @@ class TesseractEngine(OcrEngine):
         return text, (min(1.0, max(0.0, api.MeanTextConf() / 100.0)) if text else 0.0)
 
     def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:
-        from flowocr.ocr.rapid import _bounds, crop_box
+        from flowocr.ocr.rapid import crop_box
 
         start, cpu = time.perf_counter(), time.thread_time()
         detections = [self._detect(image) for image in images]
@@ -294,7 +294,7 @@ class TesseractEngine(OcrEngine):
         crops = 0
         for image, found, lines_known in zip(images, detections, known or [()] * len(images)):
             lines = []
-            keep = known_boxes([_bounds(box) for box in found.boxes], lines_known)
+            keep = known_boxes([point_bounds(box) for box in found.boxes], lines_known)
             for k, box in enumerate(found.boxes):
                 if k in keep:  # a line read before: not read again
                     lines.append(keep[k])

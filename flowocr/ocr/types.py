@@ -13,6 +13,14 @@ Bounds = tuple[float, float, float, float]  # x0, y0, x1, y1
 SAME_BOX_IOU = 0.7
 
 
+def point_bounds(points) -> Bounds:
+    """The axis-aligned bounds (x0, y0, x1, y1) of a box's points (x, y): a line's 4 points, or a detection's 4 x 2
+    array."""
+    xs = [float(p[0]) for p in points]
+    ys = [float(p[1]) for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
 def box_area(a: Bounds) -> float:
     """The area of an ``(x0, y0, x1, y1)`` box (0 for an empty or inverted one)."""
     return max(0.0, a[2] - a[0]) * max(0.0, a[3] - a[1])
@@ -62,9 +70,7 @@ class TextLine:
     @property
     def bounds(self) -> tuple[float, float, float, float]:
         """Axis-aligned bounds (x0, y0, x1, y1)."""
-        xs = [p[0] for p in self.box]
-        ys = [p[1] for p in self.box]
-        return min(xs), min(ys), max(xs), max(ys)
+        return point_bounds(self.box)
 
 
 #: A line of one character that is not a CJK ideograph, kana or hangul (a digit, a Latin letter, a sign) is what

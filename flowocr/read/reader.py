@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from flowocr.ocr.types import SAME_BOX_IOU
 from flowocr.read.events import CONTEXT, Blip, CellMap, Short
 from flowocr.read.pixel import ChangeTest, measure
 
@@ -264,7 +265,7 @@ class ChangeReader:
     # A box found and a last line's box are the same box from this overlap (intersection / union). 0.5 took a line
     # read without its last two of five characters for the whole line (0.6); dev corpus (seed 13), with
     # PROBE_BETWEEN and SEES_MIN 16: 0.5 exact 0.887, 0.7 0.893 (OCR calls per cue 2.11 -> 2.14), 0.8 0.893 (2.18).
-    PROBE_IOU = 0.7
+    PROBE_IOU = SAME_BOX_IOU  # 0.7: the overlap at which an engine takes a box for a known line, too
     # ... and a last line keeps its reading on a read (READ_NEW_ONLY) only where the box found does not reach past
     # its box by more than this share of its height on any side: a box that grew holds glyphs the reading has not.
     KEEP_GROWN = 0.25
