@@ -176,18 +176,19 @@ def persistent_cache() -> Path:
     return Path.home() / ".cache" / "flowocr" / "reference"
 
 
-#: clip -> the xfail reason, for clips where flowocr (measured at a0a942d) misses reference cues of >= 0.5 s; the
-#: reader redesign is to fix them, and removes the mark.
+#: clip -> the xfail reason, for clips where flowocr misses reference cues of >= 0.5 s (each reason says when it
+#: was measured); the reader redesign is to fix them, and removes the mark.
 KNOWN_MISSES: dict[str, str] = {
     "moviepy_smpte-2997.mp4": (
-        "recall 37.5 % (3 of 8 reference cues >= 0.5 s): the frame counter and timecode change every frame, but "
-        "flowocr holds '14.000' over 0-3.3 s and '104.000' over 3.3-10 s (reused stale readings); misses: "
-        "3 dropped (an alike stale reading fed, merged into one cue), 2 reused"
+        "recall 75 % (6 of 8 reference cues >= 0.5 s; measured 2026-12-06): a frame counter and a timecode that "
+        "change on every frame, which the reference merges into cues of alike readings; 2 dropped: '0.000' (3.72 s: "
+        "the counter's readings fed, each unlike the last, none lasting) and '0.534 00:00:00;16' (0.68 s, merged "
+        "into the cue before)"
     ),
     "fate_tscc_screencap_uebung9.avi": (
-        "recall 84.6 % (22 of 26 reference cues >= 0.5 s): 2 OCR calls for the whole screencast; the recorder's "
-        "Properties panel, shown from 1.13 s on, is never read (reused); 3 dropped: first-second readings of the "
-        "menu, status bar and slide title merged into their later reading"
+        "recall 76.9 % (20 of 26 reference cues >= 0.5 s; measured 2026-12-06; ffmpeg decodes 35 of its 157 "
+        "frames): a screencast whose toolbar digits ('4', '3', '2', '2 0') and menu line the reference keeps as "
+        "cues of their own, flowocr as lines of the whole screen's cue (5 dropped), and 'DE' misread"
     ),
 }
 
