@@ -317,7 +317,6 @@ class ChangeReader:
     # it is fed empty (reused). Dev seeds, quality identical: 19 of seed 13's 30 first frames showed no text; calls
     # per cue 13 1.50 -> 1.45, 11 1.60 -> 1.55 (probes +0.08 each).
     PROBE_FIRST = True
-    BLANK_LOOK = True
 
     def __init__(
         self, tools: ReadTools, changes: Mapping[int, FrameChange], cells: CellMap, *, log: Log | None = None,
@@ -574,6 +573,7 @@ class ChangeReader:
         tools, slop = self.tools, self.cells.cell_height
         kept: Lines = ()
         blanks: list = []
+        boxes = None
         if self.READ_NEW_ONLY and tools.probe is not None:
             boxes = self._probe(frame, strokes, rows, spans)
             if boxes is not None:
@@ -586,11 +586,10 @@ class ChangeReader:
                     return kept, False
         self._refer(strokes, frame)
         lines = tools.ocr(frame.image, strokes, rows=rows, lines=spans, slop=slop, known=kept)
-        if tools.probe is not None and self.READ_NEW_ONLY:
+        if boxes is not None:  # the probe's boxes that no line read came from, the blanks found again among them
             from flowocr.ocr.types import box_intersection
 
-            found = self._probes.get((frame.index, tuple(rows), tuple(spans))) or ()
-            new = [b for b in found if not any(box_intersection(b, ln.bounds) > 0 for ln in lines)]
+            new = [b for b in boxes if not any(box_intersection(b, ln.bounds) > 0 for ln in lines)]
             self.blanks = (frame.index, tuple(blanks) + tuple(b for b in new if b not in blanks))
         return lines, True
 
@@ -609,7 +608,7 @@ class ChangeReader:
                 continue
             look = None if self.ref_frame is None or self.tools.crop is None else self._compare(self.ref_frame, frame,
                                                                                                    blank)  # fmt: skip
-            if not self.BLANK_LOOK or (look is not None and self.test.line_same(*look)):
+            if look is not None and self.test.line_same(*look):
                 out.append(box)
         return out
 
