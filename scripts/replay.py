@@ -203,7 +203,7 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
     """The cues of one video, read over the cache by the real reader and builder, and the OCR calls made."""
     from flowocr.cues.builder import CueBuilder
     from flowocr.cues.model import FrameText
-    from flowocr.ocr.area import WHOLE_DETAIL_SIDE, read_bands, read_frame, read_whole, whole_bands
+    from flowocr.ocr.area import read_bands, read_frame, read_whole, whole_bands
     from flowocr.ocr.detect import probe_frame
     from flowocr.ocr.strokes import frame_strokes
     from flowocr.ocr.types import box_intersection, plausible
@@ -240,12 +240,14 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
 
     def read(frame, strokes, rows, lines, slop, whole):
         calls[0] += 1
-        if whole and strokes is not None and max(rect.w, rect.h) > WHOLE_DETAIL_SIDE:  # as read_whole reads it
-            return read_cached(frame, (frame.index, "whole"),
-                               lambda image: read_whole(engine, image, rect, strokes, info.display_height))
-        # a smaller frame read whole is its area's one band, keyed so (as before read_whole)
-        bands = [rect] if strokes is None or whole else read_bands(strokes, rect, info.display_height, rows, lines,
-                                                                    slop)  # fmt: skip
+        if whole:
+            bands = whole_bands(rect, strokes, info.display_height)
+            if len(bands) > 1:  # as read_whole reads it
+                return read_cached(frame, (frame.index, "whole"),
+                                   lambda image: read_whole(engine, image, rect, strokes, info.display_height))
+            # a frame read whole in one band is its area's one band, keyed so (as before read_whole)
+        else:
+            bands = [rect] if strokes is None else read_bands(strokes, rect, info.display_height, rows, lines, slop)
         return read_cached(frame, (frame.index, tuple((b.x, b.y, b.w, b.h) for b in bands)),
                            lambda image: read_frame(engine, image, rect, bands))
 

@@ -117,7 +117,7 @@ import numpy as np
 
 from flowocr.ocr.engine import Bounds, OcrBatch, OcrEngine, StageTimes, _count_stage_cpu
 from flowocr.ocr.langs import codes_for
-from flowocr.ocr.types import OcrResult, TextLine, known_boxes
+from flowocr.ocr.types import OcrResult, TextLine, known_boxes, point_bounds
 
 #: Mean and std of the detector's input normalisation (PP-OCR: x / 255, then (x - 0.5) / 0.5).
 _DET_MEAN = 0.5
@@ -551,7 +551,7 @@ class RapidOcrEngine(OcrEngine):
             memo[_image_key(image)] = found
             while len(memo) > _MEMO_SIZE:  # the oldest go (a probe's two calls are kept for the reading after it)
                 del memo[next(iter(memo))]
-            out.append(tuple(_bounds(b) for b in found.boxes))
+            out.append(tuple(point_bounds(b) for b in found.boxes))
         took = time.perf_counter() - start
         _count_stage_cpu(StageTimes(took, None, None, took, det_cpu_s=time.thread_time() - cpu))
         return out
@@ -563,7 +563,7 @@ class RapidOcrEngine(OcrEngine):
         # the probe's detections: the same image gives the same boxes.
         found_all = [(memo.pop(_image_key(image), None) if memo else None) or self._detect(image) for image in images]
         # the boxes of known lines are those lines; the others are recognised
-        kept = [known_boxes([_bounds(box) for box in found.boxes], lines)
+        kept = [known_boxes([point_bounds(box) for box in found.boxes], lines)
                 for found, lines in zip(found_all, known or [()] * len(images))]  # fmt: skip
         detections = [found if not keep else _without(found, keep) for found, keep in zip(found_all, kept)]
         crops = [
@@ -651,11 +651,6 @@ def _without(found: Detection, boxes) -> Detection:
     """``found`` without the boxes of index in ``boxes``."""
     left = [k for k in range(len(found.boxes)) if k not in boxes]
     return replace(found, boxes=found.boxes[left], scores=tuple(found.scores[k] for k in left))
-
-
-def _bounds(box: np.ndarray) -> tuple[float, float, float, float]:
-    """A detected box's (4 x 2 points) axis-aligned bounds (x0 y0 x1 y1)."""
-    return float(box[:, 0].min()), float(box[:, 1].min()), float(box[:, 0].max()), float(box[:, 1].max())
 
 
 _memo = threading.local()

@@ -631,37 +631,37 @@ class ChangeReader:
         read in two pieces, 'も' and 'う遅いよ。', found as one box that is mostly the second's): the lines of a text
         change together, and a line replaced by one of its length can look the same (dev seed 11: '走吧。' replaced
         by '当然。' under a changed English line, 32 of 176 stroke pixels moved at full size)."""
-        rest, kept = list(boxes), []
-        refused = self._keep_refused(boxes, evidence, frame, rest, kept)
+        refused, kept, rest = self._matched(boxes, evidence, frame)
         self.keep = {"boxes": len(boxes), "kept": 0 if refused else len(kept), "refused": refused}  # for the log
         if refused is not None:
             return (), list(boxes)
         return tuple(kept), rest
 
-    def _keep_refused(self, boxes, evidence, frame: Frame, rest: list, kept: list) -> str | None:
-        """:meth:`_kept_lines`' matching: moves the boxes of the last lines kept from ``rest`` to ``kept``, or says
-        why no line keeps its reading."""
+    def _matched(self, boxes, evidence, frame: Frame) -> tuple[str | None, list, list]:
+        """:meth:`_kept_lines`' matching of the last lines to ``boxes``: why no line keeps its reading (None where
+        they may), the last lines kept and the boxes left."""
         from flowocr.ocr.types import box_intersection, box_iou, outgrows
 
+        rest, kept = list(boxes), []
         if self.last_read == "first" or evidence is None or not evidence.comparable:
-            return "first" if self.last_read == "first" else "incomparable"
+            return ("first" if self.last_read == "first" else "incomparable"), kept, rest
         for line in self.last_lines:
             match = next((b for b in rest if box_iou(b, line.bounds) >= self.PROBE_IOU), None)
             if match is None:
                 if any(box_intersection(b, line.bounds) > 0 for b in boxes):
-                    return "resized"  # a box of another size where it was: replaced, or grown over it
+                    return "resized", kept, rest  # a box of another size where it was: replaced, or grown over it
                 continue  # gone
             if line.score < self.PROBE_MIN_SCORE:
-                return "unsure"
+                return "unsure", kept, rest
             if outgrows(match, line.bounds, self.KEEP_GROWN):
-                return "grown"
+                return "grown", kept, rest
             if not self._line_same(line, frame):
-                return "changed"  # a line changed: the lines of one text change together, all are read
+                return "changed", kept, rest  # a line changed: the lines of one text change together, all are read
             rest.remove(match)
             kept.append(line)
         if any(box_intersection(b, line.bounds) > 0 for b in rest for line in self.last_lines):
-            return "touched"
-        return None
+            return "touched", kept, rest
+        return None, kept, rest
 
     def _unvouched(self, evidence, found: list, frame: Frame) -> bool:
         """Whether a text event of ``found`` lies in the cells of a last line the pixel test cannot see on the stroke
