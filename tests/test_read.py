@@ -629,7 +629,7 @@ def test_an_event_on_a_line_the_stroke_map_cannot_see_is_vouched_for_by_a_second
     try:
         h = Harness(maps, {0: faint, 12: (line("next line"),)}, scene_, crops=same)
         h.read(0)
-        assert [r.why for r in h.read(12)] == ["unvouched"] and h.looks == []
+        assert [r.why for r in h.read(12)] == ["unvouched"] and 12 not in [i for i, _ in h.looks]
     finally:
         ChangeReader.LOOK_AGAIN = True
 
@@ -667,7 +667,7 @@ def test_a_change_the_map_sees_in_a_lines_box_is_looked_at_again_and_is_none_whe
     for now, why in [(kept, "unchanged"), (replaced, "changed")]:
         h = Harness(maps, {0: text, 12: (line("next line here"),)}, steady, crops={0: ref, 12: now})
         h.read(0)
-        assert [r.why for r in h.read(12)] == [why] and len(h.looks) == 2
+        assert [r.why for r in h.read(12)] == [why] and [i for i, _ in h.looks][:2] == [0, 12]
     ChangeReader.LOOK_AGAIN = False
     try:
         h = Harness(maps, {0: text, 12: (line("next line here"),)}, steady, crops={0: ref, 12: ref})
@@ -1111,3 +1111,32 @@ def test_a_text_shown_on_one_frame_between_samples_is_read_on_its_frame_and_ends
                 boxes={5: ()})  # fmt: skip
     h.read(0)
     assert [r.why for r in h.read(12)] == ["unchanged"] and [i for i, _ in h.calls] == [0]
+
+
+def test_a_text_replaced_where_no_event_came_is_looked_at_halfway_and_read_there_when_neither_text_shows():
+    hello, bye, lost = line("Hello there"), line("Goodbye"), line("Where am I")
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map((200, 300, 300, 330))}
+    box = (200.0, 300.0, 440.0, 330.0)
+    crops = {0: line_crop("Hello there", seed=1), 6: line_crop("Where am I", seed=2), 12: line_crop("Goodbye", seed=3)}
+
+    def harness(middle=crops[6], probe=((250.0, 300.0, 400.0, 330.0),), changes=None, on=True):
+        h = Harness(maps, {0: (hello,), 6: (lost,), 12: (bye,)},
+                    changes or lines_scene(range(1, 16), (-10, 99, ROW)),  # the detector saw nothing change
+                    {6: probe, 5: probe, 12: (box,)}, {**crops, 6: middle, 5: middle})  # fmt: skip
+        h.reader.MIDDLE_STATE = on
+        read_by_bands(h, 0)
+        return h, h.read(12)
+
+    h, out = harness()
+    assert [(r.index, r.why, r.reused, r.lines) for r in out] == [(6, "middle", False, (lost,)),
+                                                                 (12, "changed", False, (bye,))]  # fmt: skip
+    assert out[0].ref_index == 0 and out[1].ref_index == 12  # a resume after 6 compares 12 with 0, and reads it
+    assert h.fetched == [6] and [c[0] for c in h.calls] == [0, 12, 6]
+    for middle, probe in [(line_crop("Goodbye", seed=4), None), (line_crop("Hello there", seed=5), None),
+                          (crops[6], (box,))]:  # fmt: skip
+        h, out = harness(middle, probe)  # the text after, or the one before, shows halfway; or the probe finds it
+        assert [r.why for r in out] == ["changed"] and [c[0] for c in h.calls] == [0, 12] and h.fetched == [6]
+    h, out = harness(changes=lines_scene(range(1, 16), (-10, 4, ROW), (4, 99, ROW)))  # an event on frame 4
+    assert h.fetched == [5] and [(r.index, r.why) for r in out] == [(5, "middle"), (12, "changed")]
+    h, out = harness(on=False)
+    assert [r.why for r in out] == ["changed"] and h.fetched == [] and [c[0] for c in h.calls] == [0, 12]
