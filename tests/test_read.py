@@ -1119,10 +1119,11 @@ def test_a_text_replaced_where_no_event_came_is_looked_at_halfway_and_read_there
     box = (200.0, 300.0, 440.0, 330.0)
     crops = {0: line_crop("Hello there", seed=1), 6: line_crop("Where am I", seed=2), 12: line_crop("Goodbye", seed=3)}
 
-    def harness(middle=crops[6], probe=((250.0, 300.0, 400.0, 330.0),), changes=None, on=True, seen=(lost,)):
+    def harness(middle=crops[6], probe=((250.0, 300.0, 400.0, 330.0),), changes=None, on=True, seen=(lost,),
+                after=crops[12]):  # fmt: skip
         h = Harness(maps, {0: (hello,), 5: seen, 6: seen, 12: (bye,)},
                     changes or lines_scene(range(1, 16), (-10, 99, ROW)),  # the detector saw nothing change
-                    {6: probe, 5: probe, 12: (box,)}, {**crops, 6: middle, 5: middle})  # fmt: skip
+                    {6: probe, 5: probe, 12: (box,)}, {**crops, 6: middle, 5: middle, 12: after})  # fmt: skip
         h.reader.MIDDLE_STATE = on
         read_by_bands(h, 0)
         return h, h.read(12)
@@ -1138,6 +1139,8 @@ def test_a_text_replaced_where_no_event_came_is_looked_at_halfway_and_read_there
         assert [r.why for r in out] == ["changed"] and [c[0] for c in h.calls] == [0, 12] and h.fetched == [6]
     h, out = harness(changes=lines_scene(range(1, 16), (-10, 4, ROW), (4, 99, ROW)))  # an event on frame 4
     assert h.fetched == [5] and [(r.index, r.why) for r in out] == [(5, "middle"), (12, "changed")]
+    h, out = harness(after=np.full((34, 244), 90, np.uint8))  # the text after too faint to look at: no telling
+    assert [r.why for r in out] == ["changed"] and [c[0] for c in h.calls] == [0, 12] and h.fetched == [6]
     h, out = harness(seen=(bye,))  # read there, it shows the text after all: nothing fed for it
     assert [c[0] for c in h.calls] == [0, 12, 6] and [r.why for r in out] == ["changed"]
     h, out = harness(on=False)
