@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from flowocr.cues.builder import CueOptions
 from flowocr.ocr.types import SAME_BOX_IOU
 from flowocr.read.events import CONTEXT, Blip, CellMap, Short
 from flowocr.read.pixel import ChangeTest, measure
@@ -328,7 +329,7 @@ class ChangeReader:
     # 2027). Dev seeds: 13 missed 3 frames-0.5 s 2/59 -> 1/59 ('给我一杯水。', 10 frames), exact 0.932 -> 0.935,
     # CER 0.0298 -> 0.0234, calls per cue +0.01; 11 identical but probes per cue +0.02.
     MIDDLE_STATE = True
-    ALIKE = 0.6
+    ALIKE = CueOptions.same_text  # 0.6: the builder's own bar for two readings of one text
 
     def __init__(
         self, tools: ReadTools, changes: Mapping[int, FrameChange], cells: CellMap, *, log: Log | None = None,
