@@ -123,6 +123,25 @@ def test_the_planner_breaking_its_tiling_is_an_error_never_a_plan_error(monkeypa
 # --- item 4: close() from another thread --------------------------------------------------------------------------
 
 
+def _consume_in_thread(source, pause: float) -> tuple[threading.Thread, list, list[BaseException]]:
+    """Iterate ``source`` in a thread of its own (``pause`` s after each frame): the thread, the frames it got, and
+    the exception that ended it, if one did."""
+    got: list = []
+    error: list[BaseException] = []
+
+    def consume() -> None:
+        try:
+            for frame in source:
+                got.append(frame)
+                time.sleep(pause)
+        except BaseException as exc:  # noqa: BLE001 - judged by the caller
+            error.append(exc)
+
+    worker = threading.Thread(target=consume, daemon=True)
+    worker.start()
+    return worker, got, error
+
+
 def test_close_from_another_thread_never_hangs_the_consumer_nor_ends_it_quietly():
     info = probe(str(FIXTURES / "h264_bframes_2997.mp4"))
     index = scan_index(info)
@@ -133,19 +152,7 @@ def test_close_from_another_thread_never_hangs_the_consumer_nor_ends_it_quietly(
         source = ShardedSource(info, lanes(rnd.randint(1, 3)), ShardOptions(
             block_sec=Fraction(rnd.choice([1, 2, 4]), 4), first_block_sec=Fraction(0), aux=AuxSpec(scale=0.2),
             budget_mb=rnd.choice([0.0, 0.1, 64.0])))  # fmt: skip
-        got: list = []
-        error: list[BaseException] = []
-
-        def consume(source=source, got=got, error=error) -> None:
-            try:
-                for frame in source:
-                    got.append(frame)
-                    time.sleep(0.002)
-            except BaseException as exc:  # noqa: BLE001 - judged below
-                error.append(exc)
-
-        worker = threading.Thread(target=consume, daemon=True)
-        worker.start()
+        worker, got, error = _consume_in_thread(source, pause=0.002)
         time.sleep(rnd.random() * 0.8)
         source.close()
         worker.join(timeout=30)
@@ -158,6 +165,23 @@ def test_close_from_another_thread_never_hangs_the_consumer_nor_ends_it_quietly(
             assert digest(got) == want, f"iteration {n}: ended quietly with frames missing"
             outcomes["complete"] += 1
     assert outcomes["closed"] >= 3, outcomes
+
+
+def test_close_as_the_lanes_start_never_raises_nor_hangs():
+    # close() from another thread within a few milliseconds of the first next(): the lanes' threads are being
+    # started then. It once joined a thread listed but not yet started (RuntimeError; about 1 in 7 tries here).
+    info = probe(str(FIXTURES / "h264_bframes_2997.mp4"))
+    rnd = random.Random(5)
+    for n in range(150):
+        source = ShardedSource(info, lanes(3), ShardOptions(
+            block_sec=Fraction(1, 4), first_block_sec=Fraction(0), aux=AuxSpec(scale=0.2)))  # fmt: skip
+        worker, _, error = _consume_in_thread(source, pause=0)
+        time.sleep(rnd.random() * 0.004)
+        source.close()
+        worker.join(timeout=30)
+        assert not worker.is_alive(), f"iteration {n}: the consumer hung after close()"
+        assert not error or isinstance(error[0], SourceClosed), f"iteration {n}: {error[0]!r}"
+    assert ffmpeg.live_processes() == [] and not {"ffmpeg", "ffprobe"} & set(child_processes())
 
 
 # --- item 6: processes and waits ----------------------------------------------------------------------------------

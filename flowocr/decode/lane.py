@@ -464,8 +464,8 @@ class _Run:
         t = threading.Thread(
             target=self._read_frames, args=(stream, pipe, frame_size), name=f"read:{stream}", daemon=True
         )
-        self.threads.append(t)
         t.start()
+        self.threads.append(t)  # listed once started: close() joins only started threads
 
     def _read_frames(self, stream: Stream, pipe, frame_size: int) -> None:
         try:
@@ -624,7 +624,7 @@ class _Run:
     def close(self) -> None:
         self.stop.set()
         self.proc.stop()
-        for t in self.threads:
+        for t in list(self.threads):
             t.join(timeout=5)
         with contextlib.suppress(OSError):
             os.unlink(self.script)

@@ -455,15 +455,22 @@ class ShardedSource:
             self._stopping = True
             self._cond.notify_all()
         self._stop_processes()
-        for t in self._threads:
+        with self._cond:
+            threads = list(self._threads)
+        for t in threads:
             if t is not threading.current_thread():
                 t.join(timeout=10)
         self._stop_processes()
 
     def _spawn(self, target, name: str, *args: Any) -> None:
-        t = threading.Thread(target=target, args=args, name=name, daemon=True)
-        self._threads.append(t)
-        t.start()
+        # Started and listed under the lock, and not at all once close() began: close() from another thread joins
+        # only threads that have started (it once met one listed but not yet started: a RuntimeError from join).
+        with self._cond:
+            if self._stopping:
+                return
+            t = threading.Thread(target=target, args=args, name=name, daemon=True)
+            t.start()
+            self._threads.append(t)
 
     # --- report -------------------------------------------------------------------------------------------
 
