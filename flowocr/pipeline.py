@@ -498,7 +498,7 @@ class VideoRun:
         on a large frame its stroke bands too (:func:`flowocr.ocr.area.read_whole`).
         """
         from flowocr.ocr.area import read_bands, read_frame, read_whole
-        from flowocr.ocr.langs import opening_marks  # the marks the language writes and the model cannot read
+        from flowocr.ocr.langs import as_written  # marks the model cannot read, words it glued
         from flowocr.ocr.types import plausible
 
         rect, info = self.area, self.info
@@ -511,7 +511,7 @@ class VideoRun:
                 bands = read_bands(strokes, rect, info.display_height, rows, lines, slop)
                 found = read_frame(self.engine, image, rect, bands, known)
             lines = tuple(line for line in found if plausible(line))
-        marked = [opening_marks(self.options.lang, line.text) for line in lines]
+        marked = [as_written(self.options.lang, line.text) for line in lines]
         lines = tuple(line if text == line.text else replace(line, text=text) for line, text in zip(lines, marked))
         self.stats.ocr_calls += 1
         if self.stats.first_ocr_s is None:

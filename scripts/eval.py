@@ -211,7 +211,7 @@ def evaluate_video(
 ) -> VideoOutcome:
     """One corpus video read by flowocr (and by the naive method when ``engine`` is given), scored. With
     ``own_lang`` each reads it in the language of its lines (:func:`video_lang`), as its user would."""
-    from flowocr.ocr.langs import opening_marks
+    from flowocr.ocr.langs import DEFAULT_LANG, as_written
 
     meta = load_meta(folder, name)
     lang = video_lang(meta, run_args) if own_lang else None
@@ -236,7 +236,9 @@ def evaluate_video(
         if keep:
             (keep / name).mkdir(parents=True, exist_ok=True)
             write_srt(result.cues, keep / name / f"{name}.naive.srt")
-        pred = [(c.start, c.end, opening_marks(lang, c.text) if lang else c.text) for c in result.cues]
+        # as a run writes its lines: for its language (the video's own, else --lang in run_args, else the default)
+        given = next((run_args[k + 1] for k, a in enumerate(run_args[:-1]) if a == "--lang"), DEFAULT_LANG)
+        pred = [(c.start, c.end, as_written(lang or given, c.text)) for c in result.cues]
         naive = method_outcome(pred, truth, times, overlays, ocr_calls=result.ocr_calls, seconds=result.seconds)
     return VideoOutcome(name, video_categories(meta), truth, decode_s, ours, naive)
 

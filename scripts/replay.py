@@ -199,12 +199,16 @@ PROBES = [0]  # the reader's probes (detection alone) over every replayed video
 SOUGHT = [0]  # frames the reader decoded to place a boundary by looks alone, over every replayed video
 
 
-def replay(cache: VideoCache, log=None) -> tuple[list, int]:
-    """The cues of one video, read over the cache by the real reader and builder, and the OCR calls made."""
+def replay(cache: VideoCache, log=None, lang: str = "ch") -> tuple[list, int]:
+    """The cues of one video, read over the cache by the real reader and builder (reading for ``lang``), and the OCR
+    calls made."""
+    import dataclasses
+
     from flowocr.cues.builder import CueBuilder
     from flowocr.cues.model import FrameText
     from flowocr.ocr.area import read_bands, read_frame, read_whole, whole_bands
     from flowocr.ocr.detect import probe_frame
+    from flowocr.ocr.langs import as_written
     from flowocr.ocr.strokes import frame_strokes
     from flowocr.ocr.types import box_intersection, plausible
     from flowocr.read.events import CellMap
@@ -223,11 +227,15 @@ def replay(cache: VideoCache, log=None) -> tuple[list, int]:
         return frame_strokes(real, (rect.x, rect.y, rect.w, rect.h))
 
     def read_cached(frame, key, read) -> tuple:
-        """``read(image)`` of the frame's full image, cached under ``key``; its plausible lines."""
+        """``read(image)`` of the frame's full image, cached under ``key``; its plausible lines, as the language
+        writes them (as a run's OCR stage gives them)."""
         if key not in cache.reads:
             cache.reads[key] = read(cache.frame(frame.index).image)
             cache._dirty = True
-        return tuple(line for line in cache.reads[key] if plausible(line))
+        lines = [line for line in cache.reads[key] if plausible(line)]
+        written = [as_written(lang, line.text) for line in lines]
+        return tuple(line if text == line.text else dataclasses.replace(line, text=text)
+                     for line, text in zip(lines, written))  # fmt: skip
 
     def ocr(frame, strokes=None, rows=(), lines=(), slop=0, whole=False, known=()):
         found = read(frame, strokes, rows, lines, slop, whole)
@@ -304,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         video_categories,
         video_line,
     )
-    from flowocr.ocr.langs import opening_marks
+    from flowocr.ocr.langs import DEFAULT_LANG, as_written
     from flowocr.output import read_srt
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -371,11 +379,11 @@ def main(argv: list[str] | None = None) -> int:
             if log_to is not None:
                 log_to.write(json.dumps({"video": name, **record}, ensure_ascii=False) + "\n")
 
-        cues, calls = replay(cache, log)
+        lang = (meta.get("categories") or {}).get("lang") if args.own_lang else None  # as eval.py's runs
+        cues, calls = replay(cache, log, lang or DEFAULT_LANG)
         for key, n in whys.items():
             all_whys[key] = all_whys.get(key, 0) + n
-        lang = (meta.get("categories") or {}).get("lang") if args.own_lang else None  # as eval.py's runs
-        pred = [(c.start, c.end, opening_marks(lang, c.text) if lang else c.text) for c in cues]
+        pred = [(c.start, c.end, as_written(lang, c.text) if lang else c.text) for c in cues]
         ours = method_outcome(pred, truth, times, overlays_of(meta), ocr_calls=calls, seconds=0.0)
         outcome = VideoOutcome(name, video_categories(meta), truth, 1.0, ours, None)
         outcomes.append(outcome)

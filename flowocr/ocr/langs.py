@@ -148,6 +148,22 @@ def codes_for(engine: str) -> tuple[str, ...]:
 _SENTENCE = re.compile(r"[^.!?…]*(?:[.!?…]+[\"'”’»)\]]*|$)\s*")
 
 
+#: Languages whose Latin lines are English: their glued words are parted (:mod:`flowocr.ocr.words`).
+ENGLISH_LATIN = frozenset({"en", "ch"})
+
+
+def as_written(code: str, text: str) -> str:
+    """``text`` read for language ``code`` as the language writes it: with its opening marks
+    (:func:`opening_marks`), and for English (``en``, ``ch``) with the words the recogniser glued together parted
+    (:func:`flowocr.ocr.words.split_glued`: "Whose caris this?" -> "Whose car is this?")."""
+    text = opening_marks(code, text)
+    if code in ENGLISH_LATIN and any("a" <= ch.lower() <= "z" for ch in text):
+        from flowocr.ocr.words import split_glued
+
+        text = split_glued(text)
+    return text
+
+
 def opening_marks(code: str, text: str) -> str:
     """``text`` read for language ``code``, with the opening marks the language writes and the shipped model cannot
     read put back: Spanish opens each exclamation with "¡", which the model's alphabet lacks ("¡Vámonos!" is read
