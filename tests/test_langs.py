@@ -229,10 +229,14 @@ def test_english_words_the_recogniser_glued_are_parted_and_compounds_names_and_o
     assert split_glued("Maybe it'sjust the wind.") == "Maybe it's just the wind."
     assert split_glued("Tomorrowatseven, theusualplace.") == "Tomorrow at seven, the usual place."
     assert split_glued("我明白了。\nWatchout!") == "我明白了。\nWatch out!"
+    # ... and the word I read as l
+    assert split_glued("Where am l?") == "Where am I?" and split_glued("l'm here.") == "I'm here."
+    assert split_glued("lonly slept four hours.") == "I only slept four hours."
     # words, compounds the vocabulary lacks, names, misreadings that are no two words, other languages: as they are
     for text in ("Attention passengers, the train is arriving.", "Keyframes come once a second.",
                  "Timestamps do not start at zero", "PixelTube", "Noto", "Don't whorry", "Nasilsin?",
-                 "Çay ister misin?", "No entiendo nada.", "Vou pegar o ônibus.", "AV1 is", "3721"):  # fmt: skip
+                 "Çay ister misin?", "No entiendo nada.", "Vou pegar o ônibus.", "AV1 is", "3721", "lamp",
+                 "lonely", "log's"):  # fmt: skip
         assert split_glued(text) == text, text
     # for the languages whose Latin lines are English only
     assert as_written("en", "caris") == "car is" and as_written("ch", "caris") == "car is"

@@ -19,6 +19,9 @@ A token (letters, one apostrophe at most, punctuation around it) is split into t
   keep compounds and foreign words whole: ``keyframes`` is not ``key frames``, ``initialises`` not ``initial is
   es``, Spanish ``entiendo`` not ``en tien do``, Turkish ``ister`` not ``is ter``, ``Noto`` not ``No to``.
 
+The recogniser also reads the word ``I`` as ``l``: a token ``l`` (``l'm``, ``l've``, ``l'll``, ``l'd``) is ``I``
+(``I'm``...), and a token that is no word but ``l`` and a common word is ``I`` and that word (``lonly``).
+
 A line with a letter beyond ASCII (``ç``, ``ı``, ``é``) is left as it is. Applied to the lines of languages whose
 Latin text is English (``en``; ``ch``, Chinese with English), as the language's other marks are
 (:func:`flowocr.ocr.langs.as_written`). Loads the vocabulary on first use. Known wrong splits, of words the
@@ -46,6 +49,7 @@ of to in on at by for from with into onto over under about after before up down 
 and or but if so as because when where why how what who whom whose which there here then
 """.split())
 _SUFFIXES = frozenset({"s", "t", "re", "ve", "ll", "d", "m"})  # it's, don't, we're, I've, you'll, I'd, I'm
+_I_CONTRACTIONS = frozenset({"'m", "'ve", "'ll", "'d"})  # l'm: I'm
 _TOKEN = re.compile(r"^([^\w']*)([A-Za-z]+(?:'[A-Za-z]+)?)([^\w']*)$")
 
 
@@ -85,6 +89,12 @@ def split_token(token: str) -> str:
     if m is None:
         return token
     before, core, after = m.groups()
+    if core == "l" or (core[0] == "l" and core[1:] in _I_CONTRACTIONS):  # "Where am l?", "l'm": I
+        return before + "I" + core[1:] + after
+    rest = core[1:]  # "lonly": I only
+    if (core[0] == "l" and "'" not in core and (len(rest) >= 3 or _function(rest)) and _rank(core) is None
+            and _common(rest)):  # fmt: skip
+        return before + "I " + rest + after
     if len(core) < 4 or any(ch.isupper() for ch in core[1:]) or _rank(core) is not None:
         return token
     pieces = _model()[0].split(core)
