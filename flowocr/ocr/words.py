@@ -25,7 +25,8 @@ The recogniser also reads the word ``I`` as ``l``: a token ``l`` (``l'm``, ``l'v
 A line with a letter beyond ASCII (``ç``, ``ı``, ``é``) is left as it is. Applied to the lines of languages whose
 Latin text is English (``en``; ``ch``, Chinese with English), as the language's other marks are
 (:func:`flowocr.ocr.langs.as_written`). Loads the vocabulary on first use. Known wrong splits, of words the
-vocabulary lacks: ``inlined``, ``invariants`` (``in lined``, ``in variants``).
+vocabulary lacks: ``inlined``, ``invariants`` (``in lined``, ``in variants``); a lone ``l`` that is a litre ("5 l")
+becomes ``I``.
 """
 
 from __future__ import annotations
