@@ -196,10 +196,20 @@ def cached_naive(video: Path, engine):
     return result
 
 
+def given_lang(run_args: list[str]) -> str | None:
+    """The ``--lang`` that ``run_args`` give (``--lang xx`` or ``--lang=xx``), None where they give none."""
+    for k, a in enumerate(run_args):
+        if a.startswith("--lang="):
+            return a.split("=", 1)[1]
+        if a == "--lang" and k + 1 < len(run_args):
+            return run_args[k + 1]
+    return None
+
+
 def video_lang(meta: dict, run_args: list[str]) -> str | None:
     """The ``--lang`` a user of this video gives (its JSON's ``categories.lang``: ``es`` for a Spanish video), None
     when the JSON names none or ``run_args`` already give one."""
-    if any(a == "--lang" or a.startswith("--lang=") for a in run_args):
+    if given_lang(run_args) is not None:
         return None
     lang = (meta.get("categories") or {}).get("lang")
     return str(lang) if lang else None
@@ -237,8 +247,8 @@ def evaluate_video(
             (keep / name).mkdir(parents=True, exist_ok=True)
             write_srt(result.cues, keep / name / f"{name}.naive.srt")
         # as a run writes its lines: for its language (the video's own, else --lang in run_args, else the default)
-        given = next((run_args[k + 1] for k, a in enumerate(run_args[:-1]) if a == "--lang"), DEFAULT_LANG)
-        pred = [(c.start, c.end, as_written(lang or given, c.text)) for c in result.cues]
+        pred = [(c.start, c.end, as_written(lang or given_lang(run_args) or DEFAULT_LANG, c.text))
+                for c in result.cues]  # fmt: skip
         naive = method_outcome(pred, truth, times, overlays, ocr_calls=result.ocr_calls, seconds=result.seconds)
     return VideoOutcome(name, video_categories(meta), truth, decode_s, ours, naive)
 

@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         video_categories,
         video_line,
     )
-    from flowocr.ocr.langs import DEFAULT_LANG, as_written
+    from flowocr.ocr.langs import DEFAULT_LANG
     from flowocr.output import read_srt
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -383,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         cues, calls = replay(cache, log, lang or DEFAULT_LANG)
         for key, n in whys.items():
             all_whys[key] = all_whys.get(key, 0) + n
-        pred = [(c.start, c.end, as_written(lang, c.text) if lang else c.text) for c in cues]
+        pred = [(c.start, c.end, c.text) for c in cues]  # written for the language line by line (replay's read)
         ours = method_outcome(pred, truth, times, overlays_of(meta), ocr_calls=calls, seconds=0.0)
         outcome = VideoOutcome(name, video_categories(meta), truth, 1.0, ours, None)
         outcomes.append(outcome)

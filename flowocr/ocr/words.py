@@ -80,8 +80,13 @@ def _common(piece: str) -> bool:
     return rank is not None and rank < (SHORT_COMMON if len(piece) == 3 and not _function(piece) else COMMON)
 
 
+def _stem(piece: str) -> str:
+    """``piece`` without its contraction (``it`` of ``it's``)."""
+    return piece.split("'", 1)[0]
+
+
 def _function(piece: str) -> bool:
-    return piece.split("'", 1)[0].lower() in FUNCTION_WORDS
+    return _stem(piece).lower() in FUNCTION_WORDS
 
 
 def split_token(token: str) -> str:
@@ -101,7 +106,7 @@ def split_token(token: str) -> str:
     pieces = _model()[0].split(core)
     if (not 2 <= len(pieces) <= 3 or "".join(pieces) != core or not all(_common(p) for p in pieces)
             or not any(_function(p) for p in pieces)
-            or not all(_function(p) or len(p.split("'", 1)[0]) >= 3 for p in pieces)
+            or not all(_function(p) or len(_stem(p)) >= 3 for p in pieces)
             or max(len(p) for p in pieces) < 3):  # fmt: skip
         return token
     return before + " ".join(pieces) + after
