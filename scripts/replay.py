@@ -242,7 +242,8 @@ def replay(cache: VideoCache, log=None, lang: str = "ch") -> tuple[list, int]:
         if not known:
             return found
         # as the engine reads it: a box that is a known line's is that line, unrecognised (the reader passes known
-        # lines only where no other box it found touches them)
+        # lines only where every other box it found that touches one lies on it, a part of it found again, and drops
+        # such a part's reading: ChangeReader.KEEP_PARTS)
         return tuple(known) + tuple(ln for ln in found if not any(box_intersection(ln.bounds, k.bounds) > 0
                                                                   for k in known))  # fmt: skip
 

@@ -399,6 +399,24 @@ def test_a_read_recognises_only_the_boxes_that_are_not_last_lines_seen_unchanged
     assert h.known == [(), ()]
     h, out = harness(((188.0, 299.0, 441.0, 331.0), sign), still)  # its box grew by a glyph (IoU 0.95): all read
     assert h.known == [(), ()] and out[0].lines[0].text == "Hel1o there"
+    # a busy band detected twice finds the line again in part: still the line, kept; the part read is dropped
+    part = (330.0, 302.0, 441.0, 330.0)
+    piece = TextLine("there", 0.9, ((330.0, 302.0), (441.0, 302.0), (441.0, 330.0), (330.0, 330.0)))
+    misread = TextLine("Hel1o there", 0.7, text[0].box)
+    h = Harness(maps, {0: text, 12: (misread, piece, line("A sign", 40, 70))}, changes,
+                {12: ((201.0, 299.0, 441.0, 331.0), part, sign)}, still)  # fmt: skip
+    read_by_bands(h, 0)
+    out = h.read(12)
+    assert h.known == [(), text] and [ln.text for ln in out[0].lines] == ["Hello there", "A sign"]
+    ChangeReader.KEEP_PARTS = False
+    try:
+        h = Harness(maps, {0: text, 12: (TextLine("Hel1o there", 0.7, text[0].box), line("A sign", 40, 70))},
+                    changes, {12: ((201.0, 299.0, 441.0, 331.0), part, sign)}, still)  # fmt: skip
+        read_by_bands(h, 0)
+        h.read(12)
+        assert h.known == [(), ()]  # the part touches the line: all read
+    finally:
+        ChangeReader.KEEP_PARTS = True
     ChangeReader.READ_NEW_ONLY = False
     try:
         h, out = harness(((201.0, 299.0, 441.0, 331.0), sign), still)

@@ -316,6 +316,10 @@ class ChangeReader:
     # 2027 1.75 -> 1.74. Without the full-size look 1.47 on seed 13: not kept, since a fade's faint first box,
     # recognised to nothing, would stay nothing once the text is plain.
     KEEP_BLANKS = True
+    # ... and a box left by the probe that lies on a kept line's box, reaching past it by no more than KEEP_GROWN, is
+    # that line found again, not a new box touching it: a busy band is detected twice (as it is and with its picture
+    # blacked out, as a read does it), and each detection finds the line, whole or in part.
+    KEEP_PARTS = True
     # The first frame (read whole) is probed whole first; where the detector finds no box, nothing is recognised and
     # it is fed empty (reused). Dev seeds, quality identical: 19 of seed 13's 30 first frames showed no text; calls
     # per cue 13 1.50 -> 1.45, 11 1.60 -> 1.55 (probes +0.08 each).
@@ -646,6 +650,11 @@ class ChangeReader:
                     return kept, False
         self._refer(strokes, frame)
         lines = tools.ocr(frame.image, strokes, rows=rows, lines=spans, slop=slop, known=kept)
+        if kept and self.KEEP_PARTS:  # the engine gives a known line for its own box; a part of it read is dropped
+            from flowocr.ocr.types import box_iou
+
+            lines = tuple(line for line in lines if not self._on_kept(line.bounds, kept) or any(
+                line.text == k.text and box_iou(line.bounds, k.bounds) >= self.PROBE_IOU for k in kept))  # fmt: skip
         if boxes is not None:  # the probe's boxes that no line read came from, the blanks found again among them
             from flowocr.ocr.types import box_intersection
 
@@ -717,9 +726,19 @@ class ChangeReader:
                 return "changed", kept, rest  # a line changed: the lines of one text change together, all are read
             rest.remove(match)
             kept.append(line)
+        if self.KEEP_PARTS:  # the kept lines found again in a band detected twice
+            rest = [b for b in rest if not self._on_kept(b, kept)]
         if any(box_intersection(b, line.bounds) > 0 for b in rest for line in self.last_lines):
             return "touched", kept, rest
         return None, kept, rest
+
+    def _on_kept(self, box, kept: Lines) -> bool:
+        """Whether ``box`` lies on the box of a line of ``kept``, reaching past it by no more than ``KEEP_GROWN`` of
+        its height: that line found again, whole or in part (``KEEP_PARTS``)."""
+        from flowocr.ocr.types import box_intersection, outgrows
+
+        return any(box_intersection(box, line.bounds) > 0 and not outgrows(box, line.bounds, self.KEEP_GROWN)
+                   for line in kept)  # fmt: skip
 
     def _unvouched(self, evidence, found: list, frame: Frame) -> bool:
         """Whether a text event of ``found`` lies in the cells of a last line the pixel test cannot see on the stroke
