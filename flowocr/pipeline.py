@@ -52,6 +52,7 @@ class RunOptions:
     resume: bool = False
     reader_log: bool = False  # write the reader's decisions to <stem>.reader.jsonl
     keep_overlays: bool = False  # write overlays (flowocr.cues.overlay) as cues in the subtitle files too
+    exact_boundaries: bool = False  # check placed boundaries by looks at full size (ChangeReader.VERIFY_PLACED)
 
     def __post_init__(self) -> None:
         unknown = [f for f in self.formats if f not in FORMATS]
@@ -319,7 +320,7 @@ class VideoRun:
         rect = self.area
         tools = ReadTools(strokes=self.area_strokes, ocr=self.ocr, fetch=self.fetch, index=self.source.index,
                           origin=(rect.x, rect.y), probe=None if self.options.whole_area else self.probe,
-                          crop=box_grey)  # fmt: skip
+                          crop=box_grey, crops=self.box_greys)  # fmt: skip
         after = -1 if state is None else state.frame
         log = None
         if self.options.reader_log:
@@ -344,6 +345,7 @@ class VideoRun:
             aux_w, aux_h = aux.size(self.info)
             cells = CellMap(rect.x, rect.y, rect.w, rect.h, aux_w, aux_h)
             self.reader = ChangeReader(tools, self.link.results, cells, log=log, forget=self.link.forget_before)
+            self.reader.VERIFY_PLACED = self.options.exact_boundaries
             gate = AuxGate(self.link, self.source.index, self.video, after=after, lookahead=CONTEXT)
             self.aux_stats = {"detector": address, "frames_sent": 0, "change_points": 0, "extra_frames": 0,
                               "unsteady_letters": 0, "sought_frames": 0,
@@ -470,6 +472,23 @@ class VideoRun:
         for frame in decoder.frames():
             return frame
         return None
+
+    def box_greys(self, indices: list[int], box: tuple[int, int, int, int]) -> dict:
+        """The grey levels of ``box`` (x0 y0 x1 y1, frame pixels) on the frames ``indices`` (sorted), decoded by one
+        process from the keyframe before the first (:func:`flowocr.read.reader.box_grey`); a frame the source does
+        not yield is left out."""
+        from flowocr.decode.lane import BlockDecoder
+        from flowocr.plan import Block
+        from flowocr.probe import keyframe_at_or_before
+        from flowocr.read.reader import box_grey
+
+        index = self.source.index
+        wanted = [i for i in indices if 0 <= i < len(index)]
+        if not wanted:
+            return {}
+        block = Block(0, wanted[0], wanted[-1] + 1, keyframe_at_or_before(index, wanted[0]))
+        decoder = BlockDecoder(self.info, index, block, wanted, main_format=self.source.options.main_format)
+        return {frame.index: box_grey(frame, box) for frame in decoder.frames() if frame.stream == "main"}
 
     def area_strokes(self, frame):
         """The stroke map of ``frame``'s text area (:func:`flowocr.ocr.strokes.frame_strokes`); none for a missing

@@ -40,7 +40,7 @@ def checkpoint_every_s() -> float:
         return CHECKPOINT_EVERY_S
 VERSION = 1
 #: Options that change what a run reads: a checkpoint made with other values is not resumed.
-RESULT_OPTIONS = ("fps", "area", "whole_area", "lang", "engine", "no_aux", "aux_scale")
+RESULT_OPTIONS = ("fps", "area", "whole_area", "lang", "engine", "no_aux", "aux_scale", "exact_boundaries")
 
 
 @dataclass

@@ -282,9 +282,12 @@ def replay(cache: VideoCache, log=None, lang: str = "ch") -> tuple[list, int]:
             cache._dirty = True
         return cache.looks[key]
 
+    def crops(indices, box):
+        return {i: crop(LazyFrame(cache, i), box) for i in indices if i in index_set}
+
     index_set = range(len(index))
     tools = ReadTools(strokes=strokes_of, ocr=ocr, fetch=fetch, index=index, origin=(rect.x, rect.y), probe=probe,
-                      crop=crop)
+                      crop=crop, crops=crops)
     aux_w, aux_h = cache.aux_size
     changes = dict(cache.changes)
     reader = ChangeReader(tools, changes, CellMap(rect.x, rect.y, rect.w, rect.h, aux_w, aux_h), log=log)

@@ -1163,3 +1163,25 @@ def test_a_text_replaced_where_no_event_came_is_looked_at_halfway_and_read_there
     assert [c[0] for c in h.calls] == [0, 12, 6] and [r.why for r in out] == ["changed"]
     h, out = harness(on=False)
     assert [r.why for r in out] == ["changed"] and h.fetched == [] and [c[0] for c in h.calls] == [0, 12]
+
+
+def test_a_boundary_a_level_step_or_a_burst_placed_is_checked_by_looks_and_sought_where_they_disagree():
+    """``--exact-boundaries`` (VERIFY_PLACED): a start placed on a frame where the text's box does not show it yet
+    is sought by halving (in one pass over the frames between); one the looks confirm, or one placed on the frame
+    all stroke pixels appeared (a spike), is kept as placed."""
+    text, blank = line_crop("Hello there", seed=1), line_crop("", seed=1)
+    crops = {i: (text if i >= 7 else blank) for i in range(13)}  # the text shows from frame 7
+    box = (200.0, 300.0, 440.0, 330.0)
+
+    def checked(at: int, how: str, *, on: bool = True, up: bool = True) -> tuple[int, list]:
+        h = Harness({}, {}, {}, crops=crops)
+        h.reader.VERIFY_PLACED, h.reader._how = on, how
+        return h.reader._checked(0, 12, at, box, up=up), h.fetched
+
+    assert checked(10, "level")[0] == 7 and checked(4, "burst")[0] == 7  # late and early: sought
+    placed, fetched = checked(7, "level")
+    assert placed == 7 and sorted(fetched) == [0, 6, 7, 12]  # confirmed by four looks, no halving
+    assert checked(10, "spike") == (10, []) and checked(10, "level", on=False) == (10, [])
+    # an end: the text shows on the fed frame before (0 here: it vanishes from frame 7 on)
+    crops.update({i: (blank if i >= 7 else text) for i in range(13)})
+    assert checked(9, "level", up=False)[0] == 7 and checked(7, "burst", up=False)[0] == 7

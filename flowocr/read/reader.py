@@ -63,6 +63,9 @@ class ReadTools:
     #: ``crop(frame, box)``: the grey levels of a frame's box (x0 y0 x1 y1, frame pixels) at full size, for a line
     #: the stroke map cannot see (:func:`flowocr.read.pixel.line_change`). None: no such second look.
     crop: Callable[[Frame, tuple[int, int, int, int]], np.ndarray | None] | None = None
+    #: ``crops(indices, box)``: ``crop`` of one box on several frames, decoded in one pass: frame -> grey levels
+    #: (None where missing). None: ``fetch`` and ``crop`` frame by frame.
+    crops: Callable[[list[int], tuple[int, int, int, int]], Mapping[int, np.ndarray | None]] | None = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,19 @@ class ChangeReader:
     # one frame 0.961). The pixel test's own standard for a line the same (a fifth moved) placed fade-outs early:
     # 13 0.930/0.961/0.970, 11 0.916/0.946/0.968.
     LOOK_BISECT = True
+    # A start or end that a burst of grey-level change or a level step of the cue's cells placed is checked by looks
+    # at full size, as LOOK_BISECT seeks one (the text on its frame and not on the one before, for a start), and
+    # sought by halving where the looks disagree (:meth:`_checked`). Dev seeds, boundaries within 0/1/2 frames: 13
+    # 0.930/0.961/0.971 -> 0.955/0.981/0.986, 11 0.916/0.946/0.966 -> 0.946/0.965/0.984, nothing else changed;
+    # frames decoded to place a boundary by looks per cue 0.27 -> 3.76 and 0.14 -> 3.25 (in one pass per check, and
+    # one per boundary moved). Checks by placement on both seeds: moved 43 of 421 level steps, 19 of 104 bursts,
+    # 6 of 746 spikes (all stroke pixels at once: not checked) and 32 of 39 fades, but a fade's half opacity is not
+    # what a look sees: checking them too moved exact fades 2 frames (13: within 0 frames 0.930 -> 0.918). Checked
+    # at the aux stream's scale instead of at full size: 13 within 1 frame 0.961 -> 0.954, not kept.
+    # Each check decodes from the keyframe before it (a 1080p run took 1.6-1.9 times as long): off unless asked
+    # for (``flowocr run --exact-boundaries``).
+    VERIFY_PLACED = False
+    VERIFY_HOW = ("burst", "level")
     BISECT_MOVED = 0.5
     # The level change of a cue's stable edges is fitted with the CONTEXT frames after the window for a start (before
     # it for an end), and kept only inside the window: a cue first read on the frame it came on (a replacement read
@@ -360,7 +376,9 @@ class ChangeReader:
         self.extra_frames = 0
         self.change_points = 0
         self.unsteady = 0  # cues of one letter dropped: it did not hold still (:meth:`settle`)
-        self.sought = 0  # frames decoded at full size to place a boundary nothing else placed (:meth:`_sought`)
+        self.sought = 0  # frames decoded at full size to place a boundary by looks (:meth:`_sought`, :meth:`_checked`)
+        self.checked_moved = 0  # boundaries the looks moved (:meth:`_checked`)
+        self._how: str | None = None  # how :meth:`_placed` placed the last boundary
         #: what the probe of the frame being read found, for the log: -1 not probed, None it cannot vouch, a word
         #: why it was not tried (:meth:`_probe_vouches`), else how many boxes
         self.probe_found: int | str | None = -1
@@ -987,7 +1005,7 @@ class ChangeReader:
             for back in dict.fromkeys((pos, self._verified(pos))):
                 found = self._appeared(self.fed[back - 1], start_index, region)
                 if found is not None:
-                    start_index = found
+                    start_index = self._checked(self.fed[back - 1], start_index, found, cue.box, up=True)
                     break
             else:  # nothing there: looks, from the last fed frame before it that was looked at
                 lo = self.fed[self._verified(pos) - 1]
@@ -1002,7 +1020,8 @@ class ChangeReader:
             for back in dict.fromkeys((pos, self._verified(pos, after=cue.start_index))):
                 found = self._vanished(self.fed[back - 1], hi, region, last=end_index == len(index))
                 if found is not None:
-                    end_index = found
+                    end_index = found if end_index >= len(index) else self._checked(self.fed[back - 1], end_index,
+                                                                                   found, cue.box, up=False)
                     break
             else:
                 if end_index < len(index):  # nothing there: looks, from the last fed frame of it that was looked at
@@ -1083,6 +1102,63 @@ class ChangeReader:
                 a = m
         return b
 
+    def _checked(self, lo: int, hi: int, at: int, box, *, up: bool) -> int:
+        """A start (``up``) or end placed at ``at`` by the detector's changes between fed frames ``lo`` and ``hi``,
+        checked by looks at full size (``VERIFY_PLACED``) where a burst or a level step placed it
+        (``VERIFY_HOW``): the text's box on ``at`` and the frame before, against the frame it was read on (``hi``
+        for a start, ``lo`` for an end), must show the text on ``at`` and not before (a start), or before and not on
+        ``at`` (an end), as :meth:`_sought` sees it; where they do not, it is found by halving over the frames
+        between, decoded in one pass (:meth:`_greys`). Kept where the looks cannot tell."""
+        from flowocr.read.pixel import line_change
+
+        if not self.VERIFY_PLACED or self._how not in self.VERIFY_HOW or self.tools.crop is None:
+            return at
+        if not lo < at <= hi:
+            return at
+        look = _look_box(box)
+        read, other = (hi, lo) if up else (lo, hi)
+        greys = self._greys([read, other, at - 1, at], look)
+
+        def shows(k: int) -> bool | None:
+            a, b = greys.get(read), greys.get(k)
+            if a is None or b is None:
+                return None
+            strokes, moved = line_change(a, b)
+            return None if strokes < self.test.SEES_MIN else moved < self.BISECT_MOVED * strokes
+
+        if shows(read) is not True or shows(other) is not False:
+            return at  # the looks cannot tell the text from its absence here
+        on, before = shows(at), shows(at - 1)
+        if None in (on, before) or (on, before) == ((True, False) if up else (False, True)):
+            return at  # the looks agree, or cannot tell
+        greys.update(self._greys([k for k in range(lo + 1, hi) if k not in greys], look))
+        a, b = lo, hi  # the text is on b and not on a (up), on a and not on b (not up)
+        while b - a > 1:
+            m = (a + b) // 2
+            seen = shows(m)
+            if seen is None:
+                return at
+            if seen == up:
+                b = m
+            else:
+                a = m
+        self.checked_moved += 1
+        return b
+
+    def _greys(self, indices, box) -> dict:
+        """The grey levels of ``box`` (x0 y0 x1 y1, frame pixels) on the frames ``indices``, decoded in one pass
+        where the tools can (``crops``), else one by one; frame -> levels (None where missing)."""
+        tools = self.tools
+        wanted = sorted({k for k in indices if k >= 0})
+        self.sought += len(wanted)
+        if tools.crops is not None:
+            return dict(tools.crops(wanted, box))
+        out = {}
+        for k in wanted:
+            frame = tools.fetch(k)
+            out[k] = None if frame is None else tools.crop(frame, box)
+        return out
+
     def _appeared(self, lo: int, hi: int, region: np.ndarray) -> int | None:
         """Where a text whose cells are ``region``, first read on frame ``hi``, appeared after fed frame ``lo``
         (:meth:`refine`); None when nothing there says it did."""
@@ -1115,6 +1191,7 @@ class ChangeReader:
         faded there."""
         from flowocr.read.events import faded_at, stable_step_at, strokes_spike_at
 
+        self._how = None
         if found is None or not self.PLACE_ON_STABLE:
             return found
         window, context = self._window(lo, hi), self._context(lo, hi)
@@ -1129,9 +1206,13 @@ class ChangeReader:
         else:
             level = stable_step_at(window, region, up=up)
         found = found if level is None else level
+        # how it was placed, for :meth:`_checked`: all stroke pixels at once, a level step, else the event or burst
+        self._how = "spike" if spike is not None else "level" if level is not None else "burst"
         if self.PLACE_FADES:
             fade = faded_at(window, region, found, up=up, **context)
             found = found if fade is None else fade
+            if fade is not None:
+                self._how = "fade"
         return found
 
     def _verified(self, pos: int, *, after: int = -1) -> int:
