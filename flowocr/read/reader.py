@@ -377,7 +377,6 @@ class ChangeReader:
         self.change_points = 0
         self.unsteady = 0  # cues of one letter dropped: it did not hold still (:meth:`settle`)
         self.sought = 0  # frames decoded at full size to place a boundary by looks (:meth:`_sought`, :meth:`_checked`)
-        self.checked_moved = 0  # boundaries the looks moved (:meth:`_checked`)
         self._how: str | None = None  # how :meth:`_placed` placed the last boundary
         #: what the probe of the frame being read found, for the log: -1 not probed, None it cannot vouch, a word
         #: why it was not tried (:meth:`_probe_vouches`), else how many boxes
@@ -1142,7 +1141,6 @@ class ChangeReader:
                 b = m
             else:
                 a = m
-        self.checked_moved += 1
         return b
 
     def _greys(self, indices, box) -> dict:
