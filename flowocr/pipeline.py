@@ -462,33 +462,28 @@ class VideoRun:
     def fetch(self, i: int):
         """Frame ``i`` decoded on its own (full size, as the source delivers it), or None when the source does
         not yield it."""
+        return next(self._decoded([i]), None)
+
+    def _decoded(self, indices: list[int]):
+        """The frames ``indices`` (sorted, full size, as the source delivers them), decoded by one process from the
+        keyframe before the first."""
         from flowocr.decode.lane import BlockDecoder
         from flowocr.plan import Block
         from flowocr.probe import keyframe_at_or_before
 
         index = self.source.index
-        block = Block(0, i, i + 1, keyframe_at_or_before(index, i))
-        decoder = BlockDecoder(self.info, index, block, [i], main_format=self.source.options.main_format)
-        for frame in decoder.frames():
-            return frame
-        return None
+        block = Block(0, indices[0], indices[-1] + 1, keyframe_at_or_before(index, indices[0]))
+        decoder = BlockDecoder(self.info, index, block, indices, main_format=self.source.options.main_format)
+        return iter(decoder.frames())
 
     def box_greys(self, indices: list[int], box: tuple[int, int, int, int]) -> dict:
         """The grey levels of ``box`` (x0 y0 x1 y1, frame pixels) on the frames ``indices`` (sorted), decoded by one
         process from the keyframe before the first (:func:`flowocr.read.reader.box_grey`); a frame the source does
         not yield is left out."""
-        from flowocr.decode.lane import BlockDecoder
-        from flowocr.plan import Block
-        from flowocr.probe import keyframe_at_or_before
         from flowocr.read.reader import box_grey
 
-        index = self.source.index
-        wanted = [i for i in indices if 0 <= i < len(index)]
-        if not wanted:
-            return {}
-        block = Block(0, wanted[0], wanted[-1] + 1, keyframe_at_or_before(index, wanted[0]))
-        decoder = BlockDecoder(self.info, index, block, wanted, main_format=self.source.options.main_format)
-        return {frame.index: box_grey(frame, box) for frame in decoder.frames() if frame.stream == "main"}
+        wanted = [i for i in indices if 0 <= i < len(self.source.index)]
+        return {frame.index: box_grey(frame, box) for frame in self._decoded(wanted)} if wanted else {}
 
     def area_strokes(self, frame):
         """The stroke map of ``frame``'s text area (:func:`flowocr.ocr.strokes.frame_strokes`); none for a missing

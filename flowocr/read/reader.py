@@ -1019,8 +1019,8 @@ class ChangeReader:
             for back in dict.fromkeys((pos, self._verified(pos, after=cue.start_index))):
                 found = self._vanished(self.fed[back - 1], hi, region, last=end_index == len(index))
                 if found is not None:
-                    end_index = found if end_index >= len(index) else self._checked(self.fed[back - 1], end_index,
-                                                                                   found, cue.box, up=False)
+                    # (lasting to the end of the stream, ``end_index`` is no frame: its look cannot tell, kept)
+                    end_index = self._checked(self.fed[back - 1], end_index, found, cue.box, up=False)
                     break
             else:
                 if end_index < len(index):  # nothing there: looks, from the last fed frame of it that was looked at
@@ -1088,18 +1088,12 @@ class ChangeReader:
 
         if shows(read) is not True or shows(other) is not False:
             return None
-        a, b = lo, hi  # the text is on b and not on a (up), on a and not on b (not up)
-        while b - a > 1:
-            m = (a + b) // 2
+
+        def shows_at(m: int) -> bool | None:
             self.sought += 1
-            seen = shows(tools.fetch(m))
-            if seen is None:
-                return None
-            if seen == up:
-                b = m
-            else:
-                a = m
-        return b
+            return shows(tools.fetch(m))
+
+        return _halve(lo, hi, shows_at, up=up)
 
     def _checked(self, lo: int, hi: int, at: int, box, *, up: bool) -> int:
         """A start (``up``) or end placed at ``at`` by the detector's changes between fed frames ``lo`` and ``hi``,
@@ -1131,17 +1125,8 @@ class ChangeReader:
         if None in (on, before) or (on, before) == ((True, False) if up else (False, True)):
             return at  # the looks agree, or cannot tell
         greys.update(self._greys([k for k in range(lo + 1, hi) if k not in greys], look))
-        a, b = lo, hi  # the text is on b and not on a (up), on a and not on b (not up)
-        while b - a > 1:
-            m = (a + b) // 2
-            seen = shows(m)
-            if seen is None:
-                return at
-            if seen == up:
-                b = m
-            else:
-                a = m
-        return b
+        found = _halve(lo, hi, shows, up=up)
+        return at if found is None else found
 
     def _greys(self, indices, box) -> dict:
         """The grey levels of ``box`` (x0 y0 x1 y1, frame pixels) on the frames ``indices``, decoded in one pass
@@ -1263,6 +1248,23 @@ def _look_box(bounds) -> tuple[int, int, int, int]:
     side (a line's box is tight: its outline may lie outside)."""
     x0, y0, x1, y1 = (int(v) for v in bounds)
     return max(0, x0 - 2), max(0, y0 - 2), x1 + 2, y1 + 2
+
+
+def _halve(lo: int, hi: int, shows: Callable[[int], bool | None], *, up: bool) -> int | None:
+    """The first frame of (lo, hi] on which a text shows (``up``: it shows on ``hi``, not on ``lo``), or no longer
+    shows (it shows on ``lo``, not on ``hi``), by ``shows(frame)``, found by halving; None where a look there
+    cannot tell."""
+    a, b = lo, hi  # the text is on b and not on a (up), on a and not on b (not up)
+    while b - a > 1:
+        m = (a + b) // 2
+        seen = shows(m)
+        if seen is None:
+            return None
+        if seen == up:
+            b = m
+        else:
+            a = m
+    return b
 
 
 def _middle(state: Short) -> int:
