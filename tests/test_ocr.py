@@ -534,6 +534,61 @@ def test_a_full_stop_standing_apart_from_the_line_is_read_with_it() -> None:
     assert texts(plain, close) == texts(engine, close) == ["天快黑了。"]
 
 
+def test_a_line_is_read_again_grown_only_where_something_as_bright_as_its_text_lies_beside_it(engine) -> None:
+    """Reading a line again with its box grown (for a closing mark the detector left out) cost two recognitions
+    per line that ends in a letter; where the strip beside the box holds nothing as bright as the text, they find
+    nothing and are not made."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from flowocr.ocr import rapid
+
+    face = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 28)
+
+    def line(text: str, mark: str = "", background=(40, 60, 90)) -> np.ndarray:
+        image = Image.new("RGB", (480, 60), background)
+        draw = ImageDraw.Draw(image)
+        style = {"font": face, "fill": (255, 255, 255), "stroke_width": 2, "stroke_fill": (0, 0, 0)}
+        draw.text((60, 12), text, **style)
+        draw.text((60 + draw.textlength(text, font=face) + 3, 12), mark, **style)
+        return np.asarray(image)[:, :, ::-1].copy()
+
+    bare, marked = line("Platform 3"), line("Platform 3", "!")
+    (found,) = engine.detect([bare])  # the detector's box of the bare line
+    assert len(found) == 1
+    x0, y0, x1, y1 = found[0]
+    box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    assert not rapid.tail_inked(bare, box, 0.5)  # only the dark picture beside it
+    assert rapid.tail_inked(marked, box, 0.5)  # the mark, standing a little apart
+    flat = line("Platform 3", background=(250, 250, 250))  # white on white: the box cannot tell, read again
+    assert rapid.tail_inked(flat, box, 0.5)
+    edge = np.ascontiguousarray(bare[:, : int(box[1, 0])])  # the box reaches the image's edge: nothing to grow
+    assert not rapid.tail_inked(edge, box, 0.5)
+
+    calls = []
+    recognise = engine._recognise
+
+    class Counted:
+        input_height = recognise.input_height
+
+        def __call__(self, crops):
+            calls.append(len(crops))
+            return recognise(crops)
+
+    engine._recognise = Counted()
+    try:
+        assert [ln.text for ln in engine.recognize([bare])[0].lines] == ["Platform 3"]
+        assert len(calls) == 1  # no read again: nothing beside it
+        calls.clear()
+        old, rapid.TAIL_INK = rapid.TAIL_INK, False
+        try:
+            assert [ln.text for ln in engine.recognize([bare])[0].lines] == ["Platform 3"]
+        finally:
+            rapid.TAIL_INK = old
+        assert len(calls) == 3  # read again twice (grown 0.5 and 0.25 heights), for nothing
+    finally:
+        engine._recognise = recognise
+
+
 def test_a_large_first_frame_is_read_whole_and_by_its_stroke_bands_so_a_small_corner_logo_is_not_lost(engine):
     from PIL import Image, ImageDraw, ImageFont
 
