@@ -52,8 +52,9 @@ no space at all.
   growing every box on both sides instead fixed more marks but broke Latin lines ("Sim." read "Sim。"). The same
   for a quote left open and a Latin line without its mark (half-width marks only), each growth of ``TAIL_AGAIN``
   tried in turn where the first added nothing (dev seeds, 798 lines: 714 -> 723 exact, none worse). One or two
-  more recognitions per such line, no detection. Half-width marks after a CJK letter are made full-width
-  (:func:`full_width_after_cjk`).
+  more recognitions per such line, no detection, and only where the strip its box grows into holds a pixel as
+  bright as its text (:func:`tail_inked`: a darker picture beside it holds no mark). Half-width marks after a
+  CJK letter are made full-width (:func:`full_width_after_cjk`).
 - Frame-filling detections (texture read as "0", "瓷") are dropped: see ``_MAX_LINE_SHARE``.
 - ``use_cls``: 1-4 ms per image, no line changed on these sets; off by default (video text is upright, and a
   wrong 180 degree flip garbles a line).
@@ -76,8 +77,8 @@ How a batch is read
    on the crop alone (:func:`rec_width`), ``rec_batch`` crops of one width per session call, results back in
    input order. A crop thus reads the same in any batch (see :class:`_Recognizer`).
 5. Lines that may have lost a closing mark (ending with a letter or digit, or with a quote left open) are read
-   again with their boxes grown to the right (``rec_tail``, then ``TAIL_AGAIN``), half-width marks after CJK
-   letters made full-width.
+   again with their boxes grown to the right (``rec_tail``, then ``TAIL_AGAIN``) where something as bright as
+   their text lies there (:func:`tail_inked`), half-width marks after CJK letters made full-width.
 6. Lines with an empty text or a score under ``text_score`` are dropped; an image without lines gets an empty
    result.
 
@@ -653,8 +654,9 @@ class RapidOcrEngine(OcrEngine):
     def _read_tails(self, images: Sequence[np.ndarray], detections: Sequence[Detection], texts: list[str],
                     scores: Sequence[float]) -> None:  # fmt: skip
         """Read again, with their boxes grown to the right (``rec_tail``, then each of ``TAIL_AGAIN`` for the lines
-        still without), the lines that may have lost a closing mark (:func:`wants_tail`) and that were read surely
-        enough to keep; put the grown reading in ``texts`` where :func:`with_tail` keeps it."""
+        still without), the lines that may have lost a closing mark (:func:`wants_tail`), that were read surely
+        enough to keep, and beside which the strip the box grows into holds ink (:func:`tail_inked`); put the grown
+        reading in ``texts`` where :func:`with_tail` keeps it."""
         flat = [(n, box) for n, found in enumerate(detections) for box in found.boxes]
         pending = []
         for k, (n, box) in enumerate(flat):
