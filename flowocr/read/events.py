@@ -42,6 +42,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from flowocr.aux.detector import APPEARED, CELL, DIFF, STABLE, VANISHED, FrameChange
 from flowocr.aux.protocol import PLANES
@@ -179,17 +180,20 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
     band_signs: list[np.ndarray | None] = [None] * n  # +1 a step up, -1 a step down, 0 a dip, per band
     band_levels: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n  # before and after, per band
     cells: list[np.ndarray | None] = [None] * n
-    for k in range(n):
-        pre, post = stable[max(0, k - STEP_FRAMES) : k], stable[k + 1 : k + 1 + STEP_FRAMES]
-        if not len(pre) or not len(post):
-            continue
+    steps = range(1, n - 1)  # the frames with a frame on each side
+    if len(steps):
         # Medians: a frame that differs from its neighbours alone (a dip, a flash) is no level on either side.
-        b, a, c = np.median(pre, axis=0), np.median(post, axis=0), stable[k]
-        rb, ra, rc = (_bands(x.sum(axis=1)) for x in (b, a, c))
-        band_score = np.maximum(np.abs(ra - rb), np.minimum(ra, rb) - rc)  # a step up or down, or a dip
-        band_scores[k], band_levels[k] = band_score, (rb, ra)
-        band_signs[k] = np.where(np.abs(ra - rb) >= np.minimum(ra, rb) - rc, np.sign(ra - rb), 0)
-        cells[k] = np.maximum(np.abs(a - b), np.minimum(a, b) - c)
+        runs = _run_medians(stable)  # runs[i]: the median of frames i to i + STEP_FRAMES - 1
+        b = np.stack([runs[k - STEP_FRAMES] if k >= STEP_FRAMES else np.median(stable[:k], axis=0) for k in steps])
+        a = np.stack([runs[k + 1] if k + STEP_FRAMES < n else np.median(stable[k + 1 :], axis=0) for k in steps])
+        c = stable[1 : n - 1]
+        rb, ra, rc = (_bands_of(x.sum(axis=2)) for x in (b, a, c))
+        scores = np.maximum(np.abs(ra - rb), np.minimum(ra, rb) - rc)  # a step up or down, or a dip
+        signs_of = np.where(np.abs(ra - rb) >= np.minimum(ra, rb) - rc, np.sign(ra - rb), 0)
+        cells_of = np.maximum(np.abs(a - b), np.minimum(a, b) - c)
+        for i, k in enumerate(steps):
+            band_scores[k], band_signs[k], cells[k] = scores[i], signs_of[i], cells_of[i]
+            band_levels[k] = rb[i], ra[i]
     first, last = len(before), len(before) + len(window)
     nb = max((len(b) for b in band_scores if b is not None), default=0)
     grid = np.zeros((n, nb))  # a step's score per frame and band
@@ -265,7 +269,26 @@ def _rows_of(cell: np.ndarray, best: int, height: int) -> np.ndarray:
 
 def _bands(rows: np.ndarray) -> np.ndarray:
     """Sums of ``BAND_ROWS`` consecutive rows (all rows when there are fewer)."""
-    return np.convolve(rows, np.ones(BAND_ROWS), mode="valid") if len(rows) >= BAND_ROWS else rows.sum(keepdims=True)
+    return _bands_of(rows[None])[0]
+
+
+def _bands_of(rows: np.ndarray) -> np.ndarray:
+    """:func:`_bands` of each frame's rows (frames x rows)."""
+    if rows.shape[1] < BAND_ROWS:
+        return rows.sum(axis=1, keepdims=True)
+    return sliding_window_view(rows.astype(np.float64), BAND_ROWS, axis=1).sum(axis=2)
+
+
+def _run_medians(stable: np.ndarray) -> np.ndarray:
+    """The median of each run of ``STEP_FRAMES`` consecutive frames of ``stable`` (frames x rows x cols): element
+    ``i`` is that of frames i to i + STEP_FRAMES - 1 (none when there are fewer frames). For three frames, the
+    middle value by comparisons (what ``np.median`` picks, without sorting)."""
+    if len(stable) < STEP_FRAMES:
+        return stable[:0]
+    if STEP_FRAMES == 3:
+        x, y, z = stable[:-2], stable[1:-1], stable[2:]
+        return np.maximum(np.minimum(x, y), np.minimum(np.maximum(x, y), z))
+    return np.median(sliding_window_view(stable, STEP_FRAMES, axis=0), axis=-1)
 
 
 def _bursts(values: np.ndarray) -> list[tuple[int, int, float]]:
