@@ -176,39 +176,27 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
                       for c in frames]).astype(np.float32)  # fmt: skip
     stable = grids[:, STABLE]
     n = len(frames)
-    band_scores: list[np.ndarray | None] = [None] * n
-    band_signs: list[np.ndarray | None] = [None] * n  # +1 a step up, -1 a step down, 0 a dip, per band
-    band_levels: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n  # before and after, per band
-    cells: list[np.ndarray | None] = [None] * n
-    steps = range(1, n - 1)  # the frames with a frame on each side
-    if len(steps):
-        # Medians: a frame that differs from its neighbours alone (a dip, a flash) is no level on either side.
-        runs = _run_medians(stable)  # runs[i]: the median of frames i to i + STEP_FRAMES - 1
-        b = np.stack([runs[k - STEP_FRAMES] if k >= STEP_FRAMES else np.median(stable[:k], axis=0) for k in steps])
-        a = np.stack([runs[k + 1] if k + STEP_FRAMES < n else np.median(stable[k + 1 :], axis=0) for k in steps])
-        c = stable[1 : n - 1]
-        rb, ra, rc = (_bands_of(x.sum(axis=2)) for x in (b, a, c))
-        scores = np.maximum(np.abs(ra - rb), np.minimum(ra, rb) - rc)  # a step up or down, or a dip
-        signs_of = np.where(np.abs(ra - rb) >= np.minimum(ra, rb) - rc, np.sign(ra - rb), 0)
-        cells_of = np.maximum(np.abs(a - b), np.minimum(a, b) - c)
-        for i, k in enumerate(steps):
-            band_scores[k], band_signs[k], cells[k] = scores[i], signs_of[i], cells_of[i]
-            band_levels[k] = rb[i], ra[i]
+    if n < 3:
+        return []  # no frame with a frame on each side: no step
+    # Frames 1 to n - 2, each against the frames around it. Medians: a frame that differs from its neighbours alone
+    # (a dip, a flash) is no level on either side.
+    runs = _run_medians(stable)  # runs[i]: the median of frames i to i + STEP_FRAMES - 1
+    inner = range(1, n - 1)
+    b = np.stack([runs[k - STEP_FRAMES] if k >= STEP_FRAMES else np.median(stable[:k], axis=0) for k in inner])
+    a = np.stack([runs[k + 1] if k + STEP_FRAMES < n else np.median(stable[k + 1 :], axis=0) for k in inner])
+    c = stable[1 : n - 1]
+    rb, ra, rc = (_bands_of(x.sum(axis=2)) for x in (b, a, c))  # per band, before and after (row k - 1: frame k)
+    cells = np.maximum(np.abs(a - b), np.minimum(a, b) - c)  # per cell (row k - 1: frame k)
     first, last = len(before), len(before) + len(window)
-    nb = max((len(b) for b in band_scores if b is not None), default=0)
-    grid = np.zeros((n, nb))  # a step's score per frame and band
-    signs = np.zeros((n, nb))
-    for k, b in enumerate(band_scores):
-        if b is not None:
-            grid[k, : len(b)] = b
-            signs[k, : len(b)] = band_signs[k]
+    grid = np.zeros((n, rb.shape[1]))  # a step's score per frame and band: a step up or down, or a dip
+    grid[1 : n - 1] = np.maximum(np.abs(ra - rb), np.minimum(ra, rb) - rc)
+    signs = np.zeros_like(grid)  # +1 a step up, -1 a step down, 0 a dip, per band
+    signs[1 : n - 1] = np.where(np.abs(ra - rb) >= np.minimum(ra, rb) - rc, np.sign(ra - rb), 0)
     out: list[Event] = []
     r = STEP_FRAMES - 1
     # A band over a moving picture steps a little on most frames: a text event must stand out of that, NOISE_TIMES
     # its typical step (the median over the frames here), as well as be STEP_MIN.
-    scored = grid[[k for k in range(n) if band_scores[k] is not None]]
-    floor = (np.maximum(STEP_MIN, NOISE_TIMES * np.percentile(scored, NOISE_PERCENTILE, axis=0)) if len(scored)
-             else np.full(nb, STEP_MIN))  # fmt: skip
+    floor = np.maximum(STEP_MIN, NOISE_TIMES * np.percentile(grid[1 : n - 1], NOISE_PERCENTILE, axis=0))
     for k, j in zip(*np.nonzero(grid >= floor)):
         score = grid[k, j]
         # One event per change: a step shows on the frames around it too (a level is a median of STEP_FRAMES
@@ -227,10 +215,10 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
             continue
         if (near[kk, :jj] >= score).any() or (near[kk, jj + 1 :] > score).any():  # so do the bands above
             continue
-        rows = _rows_of(cells[k], j, shape[0])
-        mask = (cells[k] >= STEP_CELL) & rows[:, None]
+        rows = _rows_of(cells[k - 1], j, shape[0])
+        mask = (cells[k - 1] >= STEP_CELL) & rows[:, None]
         if not mask.any():  # a change spread thin over its band: the band's cells that changed at all
-            mask = (cells[k] > 0) & rows[:, None]
+            mask = (cells[k - 1] > 0) & rows[:, None]
         # Placed on the frame of the step's run (the frames around it that step by half as much) where the grey
         # levels of its band moved most: the frame the text changed on (the stable edges only show a frame later).
         lo = hi = k
@@ -245,10 +233,11 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
         at = lo + int(np.argmax(moved))
         if not first <= at < last:
             continue  # an event of the context: its own window reports it
-        rb, ra = band_levels[k]
-        dip = min(rb[j], ra[j]) - _bands(stable[at].sum(axis=1))[j]  # on the frame of the change itself
+        level_before, level_after = rb[k - 1, j], ra[k - 1, j]
+        dip = min(level_before, level_after) - _bands(stable[at].sum(axis=1))[j]  # on the frame of the change itself
         out.append(Event(frames[at].index, float(score), mask, int(grids[at, APPEARED][mask].sum()),
-                         int(grids[at, VANISHED][mask].sum()), float(rb[j]), float(ra[j]), float(dip)))  # fmt: skip
+                         int(grids[at, VANISHED][mask].sum()), float(level_before), float(level_after),
+                         float(dip)))  # fmt: skip
     out.sort(key=lambda e: e.index)
     return out
 
