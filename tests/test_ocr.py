@@ -563,6 +563,9 @@ def test_a_line_is_read_again_grown_only_where_something_as_bright_as_its_text_l
     assert rapid.tail_inked(flat, box, 0.5)
     edge = np.ascontiguousarray(bare[:, : int(box[1, 0])])  # the box reaches the image's edge: nothing to grow
     assert not rapid.tail_inked(edge, box, 0.5)
+    small, half = np.ascontiguousarray(bare[::2, ::2]), box / 2  # a small line: a mark's thin strokes blur away
+    assert half[2, 1] - half[0, 1] < rapid.TAIL_SMALL and rapid.tail_inked(small, half, 0.5)
+    assert box[2, 1] - box[0, 1] >= rapid.TAIL_SMALL  # (the line above is not small)
 
     calls = []
     recognise = engine._recognise

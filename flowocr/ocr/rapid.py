@@ -52,9 +52,9 @@ no space at all.
   growing every box on both sides instead fixed more marks but broke Latin lines ("Sim." read "Sim。"). The same
   for a quote left open and a Latin line without its mark (half-width marks only), each growth of ``TAIL_AGAIN``
   tried in turn where the first added nothing (dev seeds, 798 lines: 714 -> 723 exact, none worse). One or two
-  more recognitions per such line, no detection, and only where the strip its box grows into holds a pixel as
-  bright as its text (:func:`tail_inked`: a darker picture beside it holds no mark). Half-width marks after a
-  CJK letter are made full-width (:func:`full_width_after_cjk`).
+  more recognitions per such line, no detection, and only where the strip its box grows into holds a pixel half
+  as bright as its text, or the line is small (:func:`tail_inked`: a darker picture beside it holds no mark).
+  Half-width marks after a CJK letter are made full-width (:func:`full_width_after_cjk`).
 - Frame-filling detections (texture read as "0", "瓷") are dropped: see ``_MAX_LINE_SHARE``.
 - ``use_cls``: 1-4 ms per image, no line changed on these sets; off by default (video text is upright, and a
   wrong 180 degree flip garbles a line).
@@ -444,19 +444,24 @@ TAIL_INK = True
 #: full stop after a CJK letter half inside it, dev seed 11), and the recogniser reads it only grown.
 TAIL_INSIDE = 0.1
 #: A pixel at least this share of the way from a box's background (its 20th percentile of grey) to its text's
-#: brightest (99th) is ink (as bright as the text's strokes, pixel.LINE_BRIGHT) ...
-TAIL_BRIGHT = 0.7
+#: brightest (99th) is ink: half-way, since a mark's thin strokes are blurred to less than the text's brightest
+#: (an outlined full stop at 720p peaked at 0.67 of the way, dev seed 11; 0.7 lost it) ...
+TAIL_BRIGHT = 0.5
 #: ... where the box has at least this many grey levels between them (pixel.LINE_MIN_SPAN); else it cannot tell.
 TAIL_MIN_SPAN = 24
+#: A box less tall than this (pixels) is read again wherever it wants a tail: a small mark's one-pixel ring is
+#: blurred to a third of the text's brightness, and it may lie inside the box, a third of a height from its edge,
+#: where the recogniser reads it only with room beside it (a 17 px '哦。' at 360p, dev seed 13).
+TAIL_SMALL = 24
 
 
 def tail_inked(image: np.ndarray, box: np.ndarray, by: float) -> bool:
     """Whether the strip that growing the line ``box`` (a quadrilateral in ``image``, BGR) ``by`` box heights to the
-    right adds, from ``TAIL_INSIDE`` of its height inside it, holds a pixel as bright as the line's text
+    right adds, from ``TAIL_INSIDE`` of its height inside it, holds a pixel half-way as bright as the line's text
     (``TAIL_BRIGHT``): a closing mark the detector left out has the line's own colour; a strip of background darker
-    than the text holds none, and reading it again finds nothing. True where the box has too little contrast to
-    tell (dark text on a light picture, ``TAIL_MIN_SPAN``) or ``image`` is not BGR; False where there is no strip
-    (the box reaches the image's right edge: the grown box is the box)."""
+    than the text holds none, and reading it again finds nothing. True where the box is small (``TAIL_SMALL``), has
+    too little contrast to tell (dark text on a light picture, ``TAIL_MIN_SPAN``) or ``image`` is not BGR; False
+    where there is no strip (the box reaches the image's right edge: the grown box is the box)."""
     import cv2
 
     if image.ndim != 3 or image.shape[2] != 3:
@@ -469,8 +474,10 @@ def tail_inked(image: np.ndarray, box: np.ndarray, by: float) -> bool:
     x1 = min(width, math.ceil(float(max(grown[1, 0], grown[2, 0]))))
     if x1 <= right:
         return False
+    if y1 - y0 < TAIL_SMALL:
+        return True
     start = right - round(TAIL_INSIDE * (y1 - y0))
-    if y1 - y0 < 3 or start - x0 < 3:
+    if start - x0 < 3:
         return True
     grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
     lo, hi = (float(v) for v in np.percentile(grey[:, : right - x0], (20, 99)))
