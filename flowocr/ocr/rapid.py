@@ -52,8 +52,9 @@ no space at all.
   growing every box on both sides instead fixed more marks but broke Latin lines ("Sim." read "Sim。"). The same
   for a quote left open and a Latin line without its mark (half-width marks only), each growth of ``TAIL_AGAIN``
   tried in turn where the first added nothing (dev seeds, 798 lines: 714 -> 723 exact, none worse). One or two
-  more recognitions per such line, no detection, and only where the strip its box grows into holds a pixel half
-  as bright as its text, or the line is small (:func:`tail_inked`: a darker picture beside it holds no mark).
+  more recognitions per such line, no detection, and only where the strip its box grows into holds a pixel
+  half-way from its background to its text's brightest, or the line is small (:func:`tail_inked`: a darker picture
+  beside it holds no mark).
   Half-width marks after a CJK letter are made full-width (:func:`full_width_after_cjk`).
 - Frame-filling detections (texture read as "0", "瓷") are dropped: see ``_MAX_LINE_SHARE``.
 - ``use_cls``: 1-4 ms per image, no line changed on these sets; off by default (video text is upright, and a
@@ -457,11 +458,12 @@ TAIL_SMALL = 24
 
 def tail_inked(image: np.ndarray, box: np.ndarray, by: float) -> bool:
     """Whether the strip that growing the line ``box`` (a quadrilateral in ``image``, BGR) ``by`` box heights to the
-    right adds, from ``TAIL_INSIDE`` of its height inside it, holds a pixel half-way as bright as the line's text
-    (``TAIL_BRIGHT``): a closing mark the detector left out has the line's own colour; a strip of background darker
-    than the text holds none, and reading it again finds nothing. True where the box is small (``TAIL_SMALL``), has
-    too little contrast to tell (dark text on a light picture, ``TAIL_MIN_SPAN``) or ``image`` is not BGR; False
-    where there is no strip (the box reaches the image's right edge: the grown box is the box)."""
+    right adds, from ``TAIL_INSIDE`` of its height inside it, holds a pixel at least half-way from the box's
+    background to its text's brightest (``TAIL_BRIGHT``): a closing mark the detector left out has the line's own
+    colour; a strip of background darker than the text holds none, and reading it again finds nothing. True where
+    the box is small (``TAIL_SMALL``), has too little contrast to tell (dark text on a light picture,
+    ``TAIL_MIN_SPAN``) or ``image`` is not BGR; False where there is no strip (the box reaches the image's right
+    edge: the grown box is the box)."""
     import cv2
 
     if image.ndim != 3 or image.shape[2] != 3:

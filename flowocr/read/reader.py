@@ -703,7 +703,7 @@ class ChangeReader:
                 continue
             look = None if self.ref_frame is None or self.tools.crop is None else self._compare(self.ref_frame, frame,
                                                                                                    blank)  # fmt: skip
-            if look is not None and self.test.line_kept(look):
+            if look is not None and self.test.line_kept(look):  # no reading to right: no KEPT_SCORE bar
                 out.append(box)
         return out
 
@@ -793,6 +793,7 @@ class ChangeReader:
         return look is not None and self._shows(line, look)
 
     def _shows(self, line: TextLine, look: LineLook) -> bool:
+        """Whether ``look`` (at ``line``'s box) says the line still shows its text (:meth:`_line_same`)."""
         test = self.test
         return test.line_same(look) or (line.score >= self.KEPT_SCORE and test.line_kept(look))
 
@@ -802,7 +803,7 @@ class ChangeReader:
         look = self._look(line, frame)
         return look is not None and look.strokes >= self.test.SEES_MIN and not self._shows(line, look)
 
-    def _look(self, line: TextLine, frame: Frame) -> tuple[int, int] | None:
+    def _look(self, line: TextLine, frame: Frame) -> LineLook | None:
         """The second look at ``line``'s box on ``frame`` against the reference frame (:meth:`_compare`); None
         without one (``LOOK_AGAIN`` off, no crops, no reference frame)."""
         if not self.LOOK_AGAIN or self.tools.crop is None or self.ref_frame is None:
