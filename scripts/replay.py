@@ -163,9 +163,25 @@ class CachedEngine:
     def __init__(self, cache: VideoCache) -> None:
         self.cache = cache
 
-    def recognize(self, images, known=None):
+    SHOWN_TOO = True  # as the real engine (rapidocr)
+
+    def recognize(self, images, known=None, shown=None):
         assert known is None  # replay's ``ocr`` puts known lines in itself, over the cached whole reading
-        return self._cached(images, self.cache.crop_results, "recognize")
+        if shown is None:
+            return self._cached(images, self.cache.crop_results, "recognize")
+        salt = b"shown:" + engine_version().encode()  # read as shown too: the engine's own choice, cached by its code
+        keys = [hashlib.sha1(salt + f"{a.shape}".encode() + a.tobytes() + b.tobytes()).hexdigest()
+                for a, b in zip(images, shown)]  # fmt: skip
+        store = self.cache.crop_results
+        todo = [k for k, key in enumerate(keys) if key not in store]
+        if todo:
+            from flowocr.ocr.engine import get_engine
+
+            found = get_engine().recognize([images[k] for k in todo], shown=[shown[k] for k in todo])
+            for k, result in zip(todo, found):
+                store[keys[k]] = result
+            self.cache._dirty = True
+        return [store[key] for key in keys]
 
     def detect(self, images):
         return self._cached(images, self.cache.det_results, "detect")

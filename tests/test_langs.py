@@ -196,6 +196,18 @@ def test_tesseract_reads_an_outlined_line_over_a_picture(code, text) -> None:
 
 @needs_tesserocr
 @needs_tessdata("ru")
+def test_tesseract_reads_the_boxes_in_the_images_as_shown_too() -> None:
+    engine = get_engine("auto", lang="ru")
+    frame = outlined_line("ИСТОРИЯ", background="grey")
+    want = engine.recognize([frame])[0].lines[0].text
+    cut = frame.copy()
+    cut[:, ::2] = 190  # every second column gone: the box is still found, the text is not read right
+    assert [line.text for line in engine.recognize([cut])[0].lines] != [want]
+    assert [line.text for line in engine.recognize([cut], shown=[frame])[0].lines] == [want]
+
+
+@needs_tesserocr
+@needs_tessdata("ru")
 def test_run_lang_ru_writes_the_russian_subtitles_of_a_short_video(tmp_path) -> None:
     cues = [("00:00:00,500", "00:00:02,000", "Мы читаем субтитры"), ("00:00:02,500", "00:00:04,000", "Привет, мир")]
     video = subtitled_video(tmp_path, "russian", cues)

@@ -399,14 +399,22 @@ def busy_frame(tmp_path, text: str, *, cell: int = 10, rule: int = 110) -> np.nd
     """A 1920x1080 frame of a cellular texture (``cell`` px cells, dark greens) with ``text`` burned in by libass at
     the bottom, 52 px, white with a black outline: the corpus's kind of picture over which PP-OCR's detector, fed
     the band scaled down to its input size, sees no text at all (10 px cells) or parts of it (4 px)."""
-    srt = tmp_path / "line.srt"
-    srt.write_text(f"1\n00:00:00,000 --> 00:00:05,000\n{text}\n", encoding="utf-8")
     # libass scales an SRT's styles from a 288-line script to the frame: 14 is 52 px at 1080p, 0.6 a 2 px outline
     style = "FontName=Noto Sans CJK SC,FontSize=14,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000,Outline=0.6"
-    graph = (f"cellauto=s={1920 // cell}x{1080 // cell}:r=1:rule={rule}:ratio=0.5:seed=3,scale=1920:1080:"
-             f"flags=neighbor,format=yuv420p,"
-             f"lutyuv=y=val*0.3+20:u=val*0.8+20:v=val*0.8+20,"
-             f"subtitles=filename={srt}:original_size=1920x1080:force_style='{style}'")  # fmt: skip
+    return texture_frame(tmp_path, text, size=(1920, 1080), cell=cell, rule=rule, style=style,
+                         levels="y=val*0.3+20:u=val*0.8+20:v=val*0.8+20")  # fmt: skip
+
+
+def texture_frame(tmp_path, text: str, *, size: tuple[int, int], cell: int, rule: int, style: str,
+                  levels: str) -> np.ndarray:  # fmt: skip
+    """A frame of ``size`` of a cellular texture (``cell`` px cells, ``rule``, its grey levels mapped by ``levels``)
+    with ``text`` burned in by libass in ``style``."""
+    width, height = size
+    srt = tmp_path / "line.srt"
+    srt.write_text(f"1\n00:00:00,000 --> 00:00:05,000\n{text}\n", encoding="utf-8")
+    graph = (f"cellauto=s={width // cell}x{height // cell}:r=1:rule={rule}:ratio=0.5:seed=3,scale={width}:{height}:"
+             f"flags=neighbor,format=yuv420p,lutyuv={levels},"
+             f"subtitles=filename={srt}:original_size={width}x{height}:force_style='{style}'")  # fmt: skip
     out = tmp_path / "busy.png"
     subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", graph, "-frames:v", "1", "-y", str(out)],
                    check=True)  # fmt: skip
@@ -456,6 +464,43 @@ def test_a_band_read_over_a_busy_texture_is_read_isolated_too_and_keeps_the_more
     assert found is None or found.clutter < ISOLATE_CLUTTER
 
 
+def light_busy_frame(tmp_path, text: str) -> np.ndarray:
+    """A 640x360 frame of a cellular texture in light grey and dark green (8 px cells) with ``text`` burned in by
+    libass at the bottom: 23 px Noto Serif CJK, white without an outline, with a shadow (as dev seed 13's 360p AV1
+    video shows it, where 12 of its 16 lines were lost)."""
+    style = "FontName=Noto Serif CJK JP,FontSize=18,PrimaryColour=&H00FFFFFF,BackColour=&H80000000,Outline=0,Shadow=1.6"
+    return texture_frame(tmp_path, text, size=(640, 360), cell=8, rule=110, style=style,
+                         levels="y=val*0.5+30:u=val*0.9+10:v=val*0.9+10")  # fmt: skip
+
+
+def test_a_line_found_with_its_picture_isolated_is_read_as_it_shows_too(engine, tmp_path, monkeypatch) -> None:
+    import flowocr.ocr.area as area
+    from flowocr.ocr.area import Rect, read_frame
+
+    text = "彼は何も言わなかった。"
+    frame = light_busy_frame(tmp_path, text)
+    full, band = Rect(0, 0, 640, 360), Rect(0, 280, 640, 80)
+    assert not engine.recognize([frame[280:360]])[0].lines  # the detector sees no line over the texture
+    assert [line.text for line in read_frame(engine, frame, full, [band])] == [text]
+    # read in the isolated image alone (the picture blacked out around the strokes), the line is lost: the black
+    # cut leaves bits of the light cells beside glyphs that have no outline
+    monkeypatch.setattr(area, "ISOLATED_AS_SHOWN", False)
+    assert [line.text for line in read_frame(engine, frame, full, [band])] != [text]
+
+
+def test_boxes_are_read_in_the_images_as_shown_too_and_keep_the_more_confident_reading(engine, demo_frames):
+    clean = demo_frames[1.5][250:]  # the demo's subtitle band
+    want = read(engine.recognize([clean])[0])
+    assert want
+    cut = clean.copy()
+    cut[:, ::3] = 0  # every third column blacked out: the boxes are still found, the text is not read right
+    assert read(engine.recognize([cut])[0]) != want
+    assert read(engine.recognize([cut], shown=[clean])[0]) == want
+    assert read(engine.recognize([clean], shown=[np.zeros_like(clean)])[0]) == want  # the better reading stays
+    with pytest.raises(ValueError, match="as shown must match"):
+        engine.recognize([clean], shown=[clean[1:]])
+
+
 def test_stroke_maps_keep_a_third_of_a_wide_area_so_a_1080p_line_keeps_its_strokes(tmp_path) -> None:
     from flowocr.ocr.strokes import map_size, map_width, strokes
 
@@ -493,9 +538,24 @@ def test_a_grown_reading_is_kept_only_when_it_adds_one_closing_mark() -> None:
     assert with_tail("别忘了带护照", "别忘了带护照。1") == "别忘了带护照"  # more than a mark
     assert with_tail("别忘了带护照", "别忘了带护照了") == "别忘了带护照"  # not a mark
     assert with_tail("别忘了带护照", "别忘了带护") == "别忘了带护照"  # the grown crop read worse
+    assert with_tail("", "。") == ""  # nothing read: no mark alone
     box = np.array([[100, 10], [200, 10], [200, 40], [100, 40]], np.float32)
     assert grown_right(box, 0.5, 1000).tolist() == [[100, 10], [215, 10], [215, 40], [100, 40]]
     assert grown_right(box, 0.5, 205)[:, 0].max() == 205  # within the image
+
+
+def test_of_two_readings_of_a_box_the_one_with_its_closing_mark_or_the_more_confident_is_kept() -> None:
+    from flowocr.ocr.rapid import surer
+
+    plain, marked = ("我们再试一次", 0.9998), ("我们再试一次。", 0.9576)  # a mark is read less sure than the letters
+    assert surer(plain, marked, least=0.5) is marked and surer(marked, plain, least=0.5) is marked
+    assert surer(plain, ("我们再试一次。", 0.4), least=0.5) is plain  # not sure enough to keep at all
+    shown = ("プレゼントは何がいい？", 0.88)
+    assert surer(("フレセントは何がいい", 0.87), shown, least=0.5) is shown
+    assert surer(("Imore than ten minutes", 0.935), ("more than ten minutes", 0.999), least=0.5)[1] == 0.999
+    assert surer(("", 0.0), ("。", 0.6), least=0.5)[0] == "。"  # an empty reading has no mark to add
+    same = ("Hello", 0.9)
+    assert surer(same, ("Hello", 0.9), least=0.5) is same  # the first when equal
 
 
 CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")  # fonts-noto-cjk (install_system_deps.sh)

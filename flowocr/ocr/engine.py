@@ -106,6 +106,8 @@ class OcrEngine(ABC):
     ONNX_RUNTIME: ClassVar[bool] = False
     #: Whether :meth:`_run` leaves the boxes of known lines unrecognised itself (:meth:`run`).
     KNOWN_SKIPS: ClassVar[bool] = False
+    #: Whether :meth:`run` can recognise the boxes it finds in the images as they show too (``shown``).
+    SHOWN_TOO: ClassVar[bool] = False
 
     def __init__(self, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> None:
         self.lang = self.model_lang(lang)
@@ -140,20 +142,32 @@ class OcrEngine(ABC):
         return None
 
     def run(self, images: Sequence[np.ndarray], *, area: Rect | None = None,
-            known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:  # fmt: skip
+            known: Sequence[Sequence[TextLine]] | None = None,
+            shown: Sequence[np.ndarray] | None = None) -> OcrBatch:  # fmt: skip
         """OCR a batch: one result per image, in order; an image without text gives an empty result.
 
         With ``area``, every image is a full frame and only ``crop(image, area)`` is read; boxes still come back
         in frame pixels. ``known`` (one sequence per image, lines in the pixels of the image as read): lines read
         before; a box the detector finds that is one of them (:func:`~flowocr.ocr.types.known_boxes`) is that line,
         not recognised again (an engine with ``KNOWN_SKIPS`` does not recognise it at all; others recognise it, and
-        the known line takes its place). Raises ValueError for an image that is not BGR uint8 H x W x 3 or that
-        ``area`` does not fit.
+        the known line takes its place). ``shown`` (one image per image, of its shape; an engine with ``SHOWN_TOO``
+        only): the boxes found on ``images`` are recognised in ``shown`` too, and each keeps the more confident
+        reading (text found with its picture blacked out, read as it shows as well). Raises ValueError for an image
+        that is not BGR uint8 H x W x 3 or that ``area`` does not fit, and for ``shown`` images that do not match.
         """
         check_images(images)
         if known is not None and len(known) != len(images):
             raise ValueError(f"{len(known)} sets of known lines for {len(images)} images")
-        batch = self._run(images if area is None else [crop(image, area) for image in images], known)
+        if shown is not None:
+            check_images(shown)
+            if not self.SHOWN_TOO:
+                raise ValueError(f"OCR engine {self.NAME} recognises only the images it detects in")
+            if len(shown) != len(images) or any(a.shape != b.shape for a, b in zip(shown, images)):
+                raise ValueError("the images as shown must match the images read, one by one, in shape")
+        if area is not None:
+            images = [crop(image, area) for image in images]
+            shown = None if shown is None else [crop(image, area) for image in shown]
+        batch = self._run(images, known) if shown is None else self._run(images, known, shown=shown)
         if known is not None and not self.KNOWN_SKIPS:
             batch = replace(batch, results=tuple(_with_known(result, lines)
                                                  for result, lines in zip(batch.results, known)))  # fmt: skip
@@ -163,10 +177,11 @@ class OcrEngine(ABC):
         return replace(batch, results=tuple(result_to_frame(result, area) for result in batch.results))
 
     def recognize(self, images: Sequence[np.ndarray], *, area: Rect | None = None,
-                  known: Sequence[Sequence[TextLine]] | None = None) -> list[OcrResult]:  # fmt: skip
-        """One :class:`OcrResult` per image, in input order (``known``: see :meth:`run`). No text is an empty
-        result, never an exception."""
-        return list(self.run(images, area=area, known=known).results)
+                  known: Sequence[Sequence[TextLine]] | None = None,
+                  shown: Sequence[np.ndarray] | None = None) -> list[OcrResult]:  # fmt: skip
+        """One :class:`OcrResult` per image, in input order (``known``, ``shown``: see :meth:`run`). No text is an
+        empty result, never an exception."""
+        return list(self.run(images, area=area, known=known, shown=shown).results)
 
     def detect(self, images: Sequence[np.ndarray]) -> list[tuple[Bounds, ...]] | None:
         """Detection alone: the text boxes of each image (x0, y0, x1, y1, image pixels), every box the detector
@@ -181,7 +196,8 @@ class OcrEngine(ABC):
     @abstractmethod
     def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:
         """The engine's work on checked images, boxes in image pixels (``known``: see :meth:`run`; an engine
-        without ``KNOWN_SKIPS`` may ignore it)."""
+        without ``KNOWN_SKIPS`` may ignore it). An engine with ``SHOWN_TOO`` takes ``shown`` too (keyword, None:
+        none)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(lang={self.lang!r}, threads={self.threads!r})"

@@ -420,7 +420,7 @@ def with_tail(text: str, grown: str) -> str:
     and broke 2 ("Sim." read "Sim。", "O" read "0"). Then closing quotes and Latin marks, with a growth of 0.25
     height tried where 0.5 added nothing (``TAIL_AGAIN``); dev seeds 13 and 11, 798 lines: 714 -> 723 exact,
     none worse ('他在电话里说：“别等我。' four times, "The doctor says you need rest", "Why", '银行' ...)."""
-    if len(grown) != len(text) + 1 or not grown.startswith(text):
+    if not text or len(grown) != len(text) + 1 or not grown.startswith(text):
         return text
     mark, last = grown[-1], text[-1]
     closing = unclosed(text)
@@ -429,6 +429,19 @@ def with_tail(text: str, grown: str) -> str:
     if is_cjk(last):
         return grown if mark in CJK_TAIL else text
     return grown if last.isascii() and last.isalnum() and mark in LATIN_TAIL else text
+
+
+def surer(first: tuple[str, float], second: tuple[str, float], *, least: float) -> tuple[str, float]:
+    """The better of two readings (text, score) of one box: the one that is the other and a closing mark that fits
+    it (:func:`with_tail`), read at least ``least`` sure (a score is a mean over the characters read, and a mark is
+    read less sure than the letters before it); else the more confident one (the first when equal)."""
+    (a, p), (b, q) = first, second
+    if a != b:
+        if q >= least and with_tail(a, b) == b:
+            return second
+        if p >= least and with_tail(b, a) == a:
+            return first
+    return second if q > p else first
 
 
 #: Further growths (box heights) of a line's box tried in turn where the first (``rec_tail``) added no mark: the
@@ -574,6 +587,7 @@ class RapidOcrEngine(OcrEngine):
     INSTALL_HINT = "Install flowocr with its default dependencies: pip install flowocr (rapidocr, onnxruntime)."
     ONNX_RUNTIME = True
     KNOWN_SKIPS = True
+    SHOWN_TOO = True
 
     def __init__(
         self, *, lang: str = "ch", threads: int | None = None, options: RapidOptions | None = None, device: str = "cpu"
@@ -608,7 +622,8 @@ class RapidOcrEngine(OcrEngine):
         _count_stage_cpu(StageTimes(took, None, None, took, det_cpu_s=time.thread_time() - cpu))
         return out
 
-    def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:
+    def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None, *,
+             shown: Sequence[np.ndarray] | None = None) -> OcrBatch:  # fmt: skip
         start, cpu = time.perf_counter(), time.thread_time()
         memo = _recent_detections()
         # A reading of the images a probe just detected (the reader reads when its probe found new text) takes
@@ -618,11 +633,11 @@ class RapidOcrEngine(OcrEngine):
         kept = [known_boxes([point_bounds(box) for box in found.boxes], lines)
                 for found, lines in zip(found_all, known or [()] * len(images))]  # fmt: skip
         detections = [found if not keep else _without(found, keep) for found, keep in zip(found_all, kept)]
-        crops = [
-            crop_box(image, box, min_height=self._recognise.input_height)
-            for image, found in zip(images, detections)
-            for box in found.boxes
-        ]
+        flat = [(n, box) for n, found in enumerate(detections) for box in found.boxes]
+        height = self._recognise.input_height
+        crops = [crop_box(images[n], box, min_height=height) for n, box in flat]
+        if shown is not None:  # each box in the images as they show too: the surer reading is kept (surer)
+            crops += [crop_box(shown[n], box, min_height=height) for n, box in flat]
         det_s, det_cpu_s = time.perf_counter() - start, time.thread_time() - cpu
 
         cls_s = 0.0
@@ -633,13 +648,21 @@ class RapidOcrEngine(OcrEngine):
 
         rec_s = rec_cpu_s = 0.0
         texts: list[str] = []
-        scores: Sequence[float] = ()
+        scores: list[float] = []
         if crops:
             t0, cpu = time.perf_counter(), time.thread_time()
             recognised = self._recognise(crops)
-            texts, scores = [full_width_after_cjk(t.strip()) for t in recognised.texts], recognised.scores
+            texts, scores = [full_width_after_cjk(t.strip()) for t in recognised.texts], list(recognised.scores)
+            sources = [images[n] for n, _ in flat]
+            if shown is not None:
+                least = self.options.text_score
+                for k, (n, _) in enumerate(flat):
+                    mine, theirs = (texts[k], scores[k]), (texts[k + len(flat)], scores[k + len(flat)])
+                    if surer(mine, theirs, least=least) is theirs:
+                        (texts[k], scores[k]), sources[k] = theirs, shown[n]
+                texts, scores = texts[: len(flat)], scores[: len(flat)]
             if self.options.rec_tail > 0 and self._classify is None:
-                self._read_tails(images, detections, texts, scores)
+                self._read_tails(flat, sources, texts, scores)
             rec_s, rec_cpu_s = time.perf_counter() - t0, time.thread_time() - cpu
 
         results = []
@@ -660,27 +683,27 @@ class RapidOcrEngine(OcrEngine):
                            det_cpu_s=det_cpu_s, rec_cpu_s=rec_cpu_s)  # fmt: skip
         return OcrBatch(tuple(results), times, crops=len(crops))
 
-    def _read_tails(self, images: Sequence[np.ndarray], detections: Sequence[Detection], texts: list[str],
+    def _read_tails(self, flat: Sequence[tuple[int, np.ndarray]], sources: Sequence[np.ndarray], texts: list[str],
                     scores: Sequence[float]) -> None:  # fmt: skip
         """Read again, with their boxes grown to the right (``rec_tail``, then each of ``TAIL_AGAIN`` for the lines
         still without), the lines that may have lost a closing mark (:func:`wants_tail`), that were read surely
         enough to keep, and beside which the strip the box grows into holds ink (:func:`tail_inked`); put the grown
-        reading in ``texts`` where :func:`with_tail` keeps it."""
-        flat = [(n, box) for n, found in enumerate(detections) for box in found.boxes]
+        reading in ``texts`` where :func:`with_tail` keeps it. ``flat``: each box read, with the number of its
+        image; ``sources``: the image each was read in."""
         pending = []
         for k, (n, box) in enumerate(flat):
             width, height = _box_size(box)
             horizontal = height < _VERTICAL_RATIO * width  # as crop_box decides: a vertical line is not grown
             if horizontal and scores[k] >= self.options.text_score and wants_tail(texts[k]):
-                if not TAIL_INK or tail_inked(images[n], box, max(self.options.rec_tail, *TAIL_AGAIN)):
+                if not TAIL_INK or tail_inked(sources[k], box, max(self.options.rec_tail, *TAIL_AGAIN)):
                     pending.append((k, n, box))
         done = []
         for by in (self.options.rec_tail, *TAIL_AGAIN):
             if not pending:
                 break
-            boxes = [grown_right(box, by, images[n].shape[1]) for _, n, box in pending]
-            again = self._recognise([crop_box(images[n], box, min_height=self._recognise.input_height)
-                                     for (_, n, _), box in zip(pending, boxes)])  # fmt: skip
+            boxes = [grown_right(box, by, sources[k].shape[1]) for k, _, box in pending]
+            again = self._recognise([crop_box(sources[k], box, min_height=self._recognise.input_height)
+                                     for (k, _, _), box in zip(pending, boxes)])  # fmt: skip
             left = []
             for (k, n, box), grown, text, score in zip(pending, boxes, again.texts, again.scores):
                 sure = score >= self.options.text_score

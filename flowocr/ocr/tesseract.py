@@ -236,6 +236,7 @@ class TesseractEngine(OcrEngine):
     INSTALL_HINT = "Install it with: pip install 'flowocr[tesseract]'."
     ONNX_RUNTIME = True  # its detector; Tesseract itself reads on the CPU
     KNOWN_SKIPS = True
+    SHOWN_TOO = True
 
     def __init__(self, *, lang: str = "ru", threads: int | None = None, options: TesseractOptions | None = None,
                  device: str = "cpu"):  # fmt: skip
@@ -284,15 +285,16 @@ class TesseractEngine(OcrEngine):
         text = " ".join(api.GetUTF8Text().split())
         return text, (min(1.0, max(0.0, api.MeanTextConf() / 100.0)) if text else 0.0)
 
-    def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:
-        from flowocr.ocr.rapid import crop_box
+    def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None, *,
+             shown: Sequence[np.ndarray] | None = None) -> OcrBatch:  # fmt: skip
+        from flowocr.ocr.rapid import crop_box, surer
 
         start, cpu = time.perf_counter(), time.thread_time()
         detections = [self._detect(image) for image in images]
         det_s, det_cpu_s = time.perf_counter() - start, time.thread_time() - cpu
         results = []
         crops = 0
-        for image, found, lines_known in zip(images, detections, known or [()] * len(images)):
+        for n, (image, found, lines_known) in enumerate(zip(images, detections, known or [()] * len(images))):
             lines = []
             keep = known_boxes([point_bounds(box) for box in found.boxes], lines_known)
             for k, box in enumerate(found.boxes):
@@ -300,7 +302,12 @@ class TesseractEngine(OcrEngine):
                     lines.append(keep[k])
                     continue
                 crops += 1
-                text, score = self.read_line(crop_box(image, grow_box(box, self.options.grow, image.shape)))
+                grown = grow_box(box, self.options.grow, image.shape)
+                text, score = self.read_line(crop_box(image, grown))
+                if shown is not None:  # the image as it shows too: the surer reading is kept
+                    crops += 1
+                    text, score = surer((text, score), self.read_line(crop_box(shown[n], grown)),
+                                        least=self.options.text_score)  # fmt: skip
                 if text and score >= self.options.text_score:
                     lines.append(TextLine(text, score, tuple((float(x), float(y)) for x, y in box)))  # type: ignore[arg-type]
             results.append(OcrResult(tuple(lines)))
