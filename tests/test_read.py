@@ -197,6 +197,27 @@ def test_a_fading_text_is_placed_on_its_first_half_opaque_frame_and_a_cut_is_not
     assert ev.faded_at(window, region, placed, up=True) not in (None, 10)
 
 
+def test_a_long_fade_over_a_still_picture_is_placed_though_it_fills_most_of_the_frames_seen(monkeypatch):
+    region = np.zeros((ROWS, COLS), bool)
+    region[ROW, 4:16] = True
+    # alpha 1/14 .. 14/14 on frames 5-18 of 1-23: half opaque from 11 (7/14); fading out, less than half from 12
+    for up, want in ((True, 11), (False, 12)):
+        window = fade_scene(range(1, 24), 5, 14, up=up)
+        placed = ev.stable_step_at(window, region, up=up)
+        assert placed is not None and ev.faded_at(window, region, placed, up=up) == want
+        # the fade's own movement is the median of the frames seen: measured against it alone, no frame moves
+        monkeypatch.setattr(ev, "FADE_BASE_AGAIN", None)
+        assert ev.faded_at(window, region, placed, up=up) is None
+        monkeypatch.undo()
+    # over a picture that moves around the run (less than the fade does), no second try: a picture's own run of
+    # movement would be taken for a fade
+    window = fade_scene(range(1, 24), 5, 14, up=True, moving=2)
+    placed = ev.stable_step_at(window, region, up=True)
+    assert ev.faded_at(window, region, placed, up=True) is None
+    monkeypatch.setattr(ev, "FADE_AGAIN_STILL", False)
+    assert ev.faded_at(window, region, placed, up=True) == 11
+
+
 def test_a_level_change_is_the_best_two_level_fit_with_its_sign():
     series = np.array([3, 5, 4, 2, 40, 38, 45, 41, 39], float)
     assert ev.level_change(series, up=True) == 4
