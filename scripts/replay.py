@@ -156,12 +156,17 @@ def probe_version() -> str:
     return source_digest(flowocr.ocr.detect, flowocr.ocr.strokes)
 
 
+_ENGINE: list[str] = []  # engine_version(), once
+
+
 class CachedEngine:
     """The OCR engine's ``recognize`` and ``detect`` over a video's cache of results per image (read on first
     use)."""
 
     def __init__(self, cache: VideoCache) -> None:
         self.cache = cache
+        if not _ENGINE:
+            _ENGINE.append(engine_version())
 
     SHOWN_TOO = True  # as the real engine (rapidocr)
 
@@ -169,7 +174,7 @@ class CachedEngine:
         assert known is None  # replay's ``ocr`` puts known lines in itself, over the cached whole reading
         if shown is None:
             return self._cached(images, self.cache.crop_results, "recognize")
-        salt = b"shown:" + engine_version().encode()  # read as shown too: the engine's own choice, cached by its code
+        salt = b"shown:" + _ENGINE[0].encode()  # read as shown too: the engine's own choice, cached by its code
         keys = [hashlib.sha1(salt + f"{a.shape}".encode() + a.tobytes() + b.tobytes()).hexdigest()
                 for a, b in zip(images, shown)]  # fmt: skip
         store = self.cache.crop_results

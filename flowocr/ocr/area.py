@@ -235,15 +235,17 @@ def read_bands(strokes, area: Rect, frame_height: int, rows=(), lines=(), slop: 
     return stroke_bands(marked, strokes.scale, area, frame_height)
 
 
+#: The boxes the detector finds on the isolated image are recognised in the band as it shows too, and each keeps the
+#: surer reading (:func:`flowocr.ocr.rapid.surer`): the recogniser was trained on text as it shows, and the black
+#: cut around strokes leaves bits of the picture beside glyphs without an outline and takes away what the reach
+#: misses (a 360p white line without an outline over a light cellular texture, dev seed 13: of 14 lines read
+#: isolated, 11 were junk under 0.85, and 8 of them read as shown at 0.8-0.98; isolated reads dropped the spaces of
+#: 'Hong Kong, 1984' and '11:40 PM'). Read as shown alone, lines over a flashing 4 px texture lost marks or gained
+#: a stray '「' (dev seed 11): there the isolated image reads better.
+ISOLATED_AS_SHOWN = True
 #: A line found only with its background isolated (:func:`read_frame`) has at least this many characters and this
 #: recognition score: the isolated specks of a noisy picture or of background art read as one letter ("G", "1")
 #: or as low-scored junk ("BF . -" 0.50, "OB D" 0.68); the lines read this way on the dev corpus scored 0.97-1.0.
-#: The boxes the detector finds on the isolated image are recognised in the band's own pixels, not in the isolated
-#: image: the recogniser was trained on text as it shows, and the black cut around strokes leaves bits of the picture
-#: and takes away what the reach misses (measured on a 360p white-on-light-grey line over a cellular texture: 11 of
-#: 14 lines read isolated were junk under 0.85, read as shown 8 of them at 0.8-0.98; isolated reads dropped the
-#: spaces of 'Hong Kong, 1984' and '11:40 PM').
-ISOLATED_AS_SHOWN = True
 ISOLATED_MIN_CHARS = 3
 ISOLATED_MIN_SCORE = 0.9
 #: A band read with lines is read again isolated when this share of its pixels away from strokes are edges: a busy

@@ -151,9 +151,10 @@ class OcrEngine(ABC):
         before; a box the detector finds that is one of them (:func:`~flowocr.ocr.types.known_boxes`) is that line,
         not recognised again (an engine with ``KNOWN_SKIPS`` does not recognise it at all; others recognise it, and
         the known line takes its place). ``shown`` (one image per image, of its shape; an engine with ``SHOWN_TOO``
-        only): the boxes found on ``images`` are recognised in ``shown`` too, and each keeps the more confident
-        reading (text found with its picture blacked out, read as it shows as well). Raises ValueError for an image
-        that is not BGR uint8 H x W x 3 or that ``area`` does not fit, and for ``shown`` images that do not match.
+        only): the boxes found on ``images`` are recognised in ``shown`` too, and each keeps the surer reading
+        (:func:`flowocr.ocr.rapid.surer`; text found with its picture blacked out, read as it shows as well).
+        Raises ValueError for an image that is not BGR uint8 H x W x 3 or that ``area`` does not fit, and for
+        ``shown`` images that do not match.
         """
         check_images(images)
         if known is not None and len(known) != len(images):
