@@ -172,32 +172,26 @@ class CachedEngine:
 
     def recognize(self, images, known=None, shown=None):
         assert known is None  # replay's ``ocr`` puts known lines in itself, over the cached whole reading
-        if shown is None:
-            return self._cached(images, self.cache.crop_results, "recognize")
-        salt = b"shown:" + _ENGINE[0].encode()  # read as shown too: the engine's own choice, cached by its code
-        keys = [hashlib.sha1(salt + f"{a.shape}".encode() + a.tobytes() + b.tobytes()).hexdigest()
-                for a, b in zip(images, shown)]  # fmt: skip
-        store = self.cache.crop_results
-        todo = [k for k, key in enumerate(keys) if key not in store]
-        if todo:
-            from flowocr.ocr.engine import get_engine
-
-            found = get_engine().recognize([images[k] for k in todo], shown=[shown[k] for k in todo])
-            for k, result in zip(todo, found):
-                store[keys[k]] = result
-            self.cache._dirty = True
-        return [store[key] for key in keys]
+        return self._cached(images, self.cache.crop_results, "recognize", shown)
 
     def detect(self, images):
         return self._cached(images, self.cache.det_results, "detect")
 
-    def _cached(self, images, store: dict, method: str):
+    def _cached(self, images, store: dict, method: str, shown=None):
         from flowocr.ocr.engine import get_engine
 
-        keys = [hashlib.sha1(f"{im.shape}".encode() + im.tobytes()).hexdigest() for im in images]
+        if shown is None:
+            keys = [hashlib.sha1(f"{im.shape}".encode() + im.tobytes()).hexdigest() for im in images]
+        else:  # read as shown too: the engine's own choice, cached by its code
+            salt = b"shown:" + _ENGINE[0].encode()
+            keys = [hashlib.sha1(salt + f"{a.shape}".encode() + a.tobytes() + b.tobytes()).hexdigest()
+                    for a, b in zip(images, shown)]  # fmt: skip
         todo = [k for k, key in enumerate(keys) if key not in store]
         if todo:
-            for k, result in zip(todo, getattr(get_engine(), method)([images[k] for k in todo])):
+            run = getattr(get_engine(), method)
+            todo_images = [images[k] for k in todo]
+            found = run(todo_images) if shown is None else run(todo_images, shown=[shown[k] for k in todo])
+            for k, result in zip(todo, found):
                 store[keys[k]] = result
             self.cache._dirty = True
         return [store[key] for key in keys]

@@ -1099,8 +1099,7 @@ class ChangeReader:
 
         def shows(frame) -> bool | None:
             look = None if frame is None else self._compare(read, frame, box)
-            return None if look is None else (look.strokes >= self.test.SEES_MIN
-                                              and look.moved < self.BISECT_MOVED * look.strokes)  # fmt: skip
+            return None if look is None else self._held(look) is True  # a box it cannot see does not show it
 
         if shows(read) is not True or shows(other) is not False:
             return None
@@ -1132,8 +1131,7 @@ class ChangeReader:
             a, b = greys.get(read), greys.get(k)
             if a is None or b is None:
                 return None
-            look = line_change(a, b)
-            return None if look.strokes < self.test.SEES_MIN else look.moved < self.BISECT_MOVED * look.strokes
+            return self._held(line_change(a, b))
 
         if shows(read) is not True or shows(other) is not False:
             return at  # the looks cannot tell the text from its absence here
@@ -1143,6 +1141,11 @@ class ChangeReader:
         greys.update(self._greys([k for k in range(lo + 1, hi) if k not in greys], look))
         found = _halve(lo, hi, shows, up=up)
         return at if found is None else found
+
+    def _held(self, look: LineLook) -> bool | None:
+        """Whether a look at a box (:meth:`_sought`, :meth:`_checked`) shows the text it was read with: under
+        ``BISECT_MOVED`` of its stroke pixels moved; None where the box holds too few to see (``SEES_MIN``)."""
+        return None if look.strokes < self.test.SEES_MIN else look.moved < self.BISECT_MOVED * look.strokes
 
     def _greys(self, indices, box) -> dict:
         """The grey levels of ``box`` (x0 y0 x1 y1, frame pixels) on the frames ``indices``, decoded in one pass
