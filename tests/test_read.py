@@ -1254,3 +1254,22 @@ def test_a_boundary_a_level_step_or_a_burst_placed_is_checked_by_looks_and_sough
     # an end: the text shows on the fed frame before (0 here: it vanishes from frame 7 on)
     crops.update({i: (blank if i >= 7 else text) for i in range(13)})
     assert checked(9, "level", up=False)[0] == 7 and checked(7, "burst", up=False)[0] == 7
+
+
+def test_a_boundary_placed_in_doubt_is_checked_by_looks_by_default():
+    """Without ``--exact-boundaries`` (VERIFY_DOUBT): a start placed by a burst alone, or by a level step more than
+    DOUBT_FRAMES from the event or burst that said the text came, is checked by looks and sought where they
+    disagree; a level step that agrees with its event, and a spike, are kept without a look."""
+    text, blank = line_crop("Hello there", seed=1), line_crop("", seed=1)
+    crops = {i: (text if i >= 7 else blank) for i in range(13)}  # the text shows from frame 7
+    box = (200.0, 300.0, 440.0, 330.0)
+
+    def checked(at: int, how: str, doubt: bool = False, *, on: bool = True) -> tuple[int, list]:
+        h = Harness({}, {}, {}, crops=crops)
+        assert not h.reader.VERIFY_PLACED
+        h.reader.VERIFY_DOUBT, h.reader._how, h.reader._doubt = on, how, doubt
+        return h.reader._checked(0, 12, at, box, up=True), h.fetched
+
+    assert checked(10, "burst")[0] == 7 and checked(4, "level", True)[0] == 7  # in doubt: sought
+    assert checked(10, "level") == (10, []) and checked(10, "spike", True) == (10, [])  # agreed, or a spike
+    assert checked(10, "burst", on=False) == (10, []) and checked(4, "level", True, on=False) == (4, [])
