@@ -170,27 +170,37 @@ class CachedEngine:
 
     SHOWN_TOO = True  # as the real engine (rapidocr)
 
-    def recognize(self, images, known=None, shown=None):
+    @property
+    def detect_side(self):
+        from flowocr.ocr.engine import get_engine
+
+        return get_engine().detect_side
+
+    def recognize(self, images, known=None, shown=None, full_size=False):
         assert known is None  # replay's ``ocr`` puts known lines in itself, over the cached whole reading
-        return self._cached(images, self.cache.crop_results, "recognize", shown)
+        return self._cached(images, self.cache.crop_results, "recognize", shown, full_size)
 
-    def detect(self, images):
-        return self._cached(images, self.cache.det_results, "detect")
+    def detect(self, images, full_size=False):
+        return self._cached(images, self.cache.det_results, "detect", full_size=full_size)
 
-    def _cached(self, images, store: dict, method: str, shown=None):
+    def _cached(self, images, store: dict, method: str, shown=None, full_size=False):
         from flowocr.ocr.engine import get_engine
 
         if shown is None:
-            keys = [hashlib.sha1(f"{im.shape}".encode() + im.tobytes()).hexdigest() for im in images]
+            salt = b"full:" if full_size else b""  # detected at full size: another result of the same image
+            keys = [hashlib.sha1(salt + f"{im.shape}".encode() + im.tobytes()).hexdigest() for im in images]
         else:  # read as shown too: the engine's own choice, cached by its code
-            salt = b"shown:" + _ENGINE[0].encode()
+            salt = b"shown:" + _ENGINE[0].encode() + (b"full:" if full_size else b"")
             keys = [hashlib.sha1(salt + f"{a.shape}".encode() + a.tobytes() + b.tobytes()).hexdigest()
                     for a, b in zip(images, shown)]  # fmt: skip
         todo = [k for k, key in enumerate(keys) if key not in store]
         if todo:
             run = getattr(get_engine(), method)
             todo_images = [images[k] for k in todo]
-            found = run(todo_images) if shown is None else run(todo_images, shown=[shown[k] for k in todo])
+            more = {"full_size": True} if full_size else {}
+            if shown is not None:
+                more["shown"] = [shown[k] for k in todo]
+            found = run(todo_images, **more)
             for k, result in zip(todo, found):
                 store[keys[k]] = result
             self.cache._dirty = True

@@ -675,3 +675,62 @@ def test_a_large_first_frame_is_read_whole_and_by_its_stroke_bands_so_a_small_co
     small = frame(1280, 720)
     area = Rect(0, 0, 1280, 720)
     assert read_whole(engine, small, area, strokes(small), 720) == read_frame(engine, small, area, [area])
+
+
+def fractal_frame(tmp_path, text: str) -> np.ndarray:
+    """A 1920x800 frame of a moving Sierpinski pattern of fine white lines (drawn at 640 px and scaled up, as the
+    corpus draws it) with ``text`` burned in by libass at the bottom, 29 px bold serif with a thin outline, over
+    the pattern's edge: scaled to the detector's 960 px, the line blends into the pattern."""
+    srt = tmp_path / "line.srt"
+    srt.write_text(f"1\n00:00:00,000 --> 00:01:00,000\n{text}\n", encoding="utf-8")
+    style = ("FontName=Noto Serif CJK SC,FontSize=16,Bold=1,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000,"
+             "Outline=0.7,Shadow=0.4")
+    graph = ("sierpinski=s=640x266:r=60:seed=1:jump=50:type=triangle,scale=1920:800:flags=bicubic,"
+             "eq=saturation=0.6:brightness=-0.1,format=yuv420p,"
+             f"subtitles=filename={srt}:original_size=1920x800:force_style='{style}',select=eq(n\\,100)")
+    out = tmp_path / "fractal.png"
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", graph, "-frames:v", "1", "-y", str(out)],
+                   check=True)  # fmt: skip
+    import cv2
+
+    return cv2.imread(str(out))
+
+
+def test_a_line_over_a_fine_fractal_is_found_at_the_frames_own_size(engine, tmp_path, monkeypatch) -> None:
+    import flowocr.ocr.area as area
+    from flowocr.ocr.area import Rect, read_frame, wants_full_size
+    from flowocr.ocr.detect import probe_frame
+
+    text = "残念だったね。"
+    frame = fractal_frame(tmp_path, text)
+    full = Rect(0, 0, 1920, 800)
+    assert engine.detect_side == 960
+    assert not engine.recognize([frame])[0].lines  # scaled to 960 px, the detector sees no line
+    assert [line.text for line in engine.recognize([frame], full_size=True)[0].lines] == [text]
+    lines = read_frame(engine, frame, full, [full])
+    assert [line.text for line in lines] == [text] and lines[0].bounds[1] > 650
+    boxes = probe_frame(engine, frame, full, [full])
+    assert boxes and all(box[1] > 650 for box in boxes)  # a probe finds what the reading reads
+    # only a crop the detector scales down, and one that holds strokes, is detected again
+    assert wants_full_size(engine, frame) and not wants_full_size(engine, frame[:, :960])
+    assert not wants_full_size(engine, np.zeros((800, 1920, 3), np.uint8))
+    monkeypatch.setattr(area, "FULL_SIZE_AGAIN", False)
+    assert read_frame(engine, frame, full, [full]) == () and probe_frame(engine, frame, full, [full]) == ()
+
+
+def test_full_size_detection_is_refused_by_an_engine_that_cannot() -> None:
+    from flowocr.ocr.engine import OcrBatch, OcrEngine, StageTimes
+    from flowocr.ocr.types import OcrResult
+
+    class Fixed(OcrEngine):
+        NAME, LANGS, REQUIRES, INSTALL_HINT = "fixed", {"ch": "ch"}, (), ""
+
+        def _run(self, images, known=None):
+            return OcrBatch(tuple(OcrResult(()) for _ in images), StageTimes(0, None, None, 0))
+
+    image = np.zeros((32, 64, 3), np.uint8)
+    assert Fixed().recognize([image]) == [OcrResult(())]
+    with pytest.raises(ValueError, match="its own size only"):
+        Fixed().recognize([image], full_size=True)
+    with pytest.raises(ValueError, match="its own size only"):
+        Fixed().detect([image], full_size=True)

@@ -248,6 +248,18 @@ ISOLATED_AS_SHOWN = True
 #: or as low-scored junk ("BF . -" 0.50, "OB D" 0.68); the lines read this way on the dev corpus scored 0.97-1.0.
 ISOLATED_MIN_CHARS = 3
 ISOLATED_MIN_SCORE = 0.9
+#: A band the detector sees scaled down (longer than its ``detect_side``) where no line was found, though it holds
+#: strokes, is read again at its own size: over a picture of fine lines (a fractal) the scaled-down image blends
+#: the text into it (a 1920 x 800 frame: a 29 px line over a Sierpinski pattern, found at full size on 5 of 5
+#: frames and scaled to 960 px on none, also cut into bands). Its lines need ``FULL_SIZE_MIN_CHARS`` characters
+#: and ``ISOLATED_MIN_SCORE``. Dev seed 11 (two 1080p videos over such patterns lost 8 of 19 cues): missed cues of
+#: 0.5 s or more 4 -> 1 of 305, exact 0.919 -> 0.922, CER 0.0132 -> 0.0102, but the lines found there read and
+#: placed worse than others (a first letter lost, ends 20-50 frames early over the moving pattern: within 1 frame
+#: 0.947 -> 0.941, two split pieces), OCR calls per cue 1.45 -> 1.51 (a busy 1080p picture's own shapes found at
+#: full size and read as nothing). Dev seed 13 and seed 2027 (one such video, 720p): the same but one end 17
+#: frames early placed on its frame and OCR calls per cue +0.2 on four videos.
+FULL_SIZE_AGAIN = True
+FULL_SIZE_MIN_CHARS = 2
 #: A band read with lines is read again isolated when this share of its pixels away from strokes are edges: a busy
 #: picture, where the detector splits or cuts lines ("不到十分 / 钟 / o / than ten" over a cellular texture, both
 #: lines whole once isolated). Measured shares: cellular textures 0.16-0.25, real anime footage 0.07, clean
@@ -343,7 +355,22 @@ def read_frame_bands(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect
             if _weight(kept) > _weight(results[k].lines):
                 # the isolated image is the crop's rows from ``found.top``: its boxes moved back into the crop
                 results[k] = OcrResult(to_frame(kept, Rect(0, found.top, found.image.shape[1], found.image.shape[0])))
+    fine = [k for k, result in enumerate(results) if not result.lines and wants_full_size(engine, crops[k])]
+    if fine:
+        inside = [known_in(known, bands[k]) for k in fine] if known else None
+        for k, result in zip(fine, engine.recognize([crops[k] for k in fine], known=inside, full_size=True)):
+            results[k] = OcrResult(tuple(line for line in result.lines if line.score >= ISOLATED_MIN_SCORE
+                                         and len(_squashed(line.text)) >= FULL_SIZE_MIN_CHARS))  # fmt: skip
     return [tuple(result_to_frame(result, band).lines) for band, result in zip(bands, results)]
+
+
+def wants_full_size(engine, crop: np.ndarray) -> bool:
+    """Whether a crop where nothing was found is detected again at its own size (``FULL_SIZE_AGAIN``): the
+    engine's detector would scale it down and it holds strokes."""
+    from flowocr.ocr.strokes import holds_strokes
+
+    side = getattr(engine, "detect_side", None)
+    return FULL_SIZE_AGAIN and side is not None and max(crop.shape[:2]) > side and holds_strokes(crop)
 
 
 # --- auto: the band where text recurs -------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flowocr.ocr.area import ISOLATE_CLUTTER, Rect, band_crops
+from flowocr.ocr.area import ISOLATE_CLUTTER, Rect, band_crops, wants_full_size
 from flowocr.ocr.engine import Bounds
 
 # A band where the detector finds nothing but that holds strokes, or a busy one, is detected again with its
@@ -26,27 +26,35 @@ def probe_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) ->
     :func:`~flowocr.ocr.area.read_frame` of the same bands would recognise, and those whose recognition it would
     drop. A band where the detector finds nothing but that holds strokes, or a busy one (``read_frame`` reads
     those again with the picture blacked out), is detected again so too, and its boxes there count as well
-    (``PROBE_ISOLATED``; off: None for such a band). None for an engine that cannot detect alone."""
+    (``PROBE_ISOLATED``; off: None for such a band); one where neither finds a box is detected again at its own
+    size where ``read_frame`` reads it so (:func:`~flowocr.ocr.area.wants_full_size`). None for an engine that
+    cannot detect alone."""
     from flowocr.ocr.strokes import isolate
 
     crops = band_crops(image, area, bands)
     found = engine.detect(crops)
     if found is None:
         return None
-    out: list[Bounds] = []
-    again: list[tuple[Rect, object]] = []
-    for band, part, boxes in zip(bands, crops, found):
+    found = [[(x0 + band.x, y0 + band.y, x1 + band.x, y1 + band.y) for x0, y0, x1, y1 in boxes]
+             for band, boxes in zip(bands, found)]  # fmt: skip
+    again: list[tuple[int, object]] = []
+    for k, (part, boxes) in enumerate(zip(crops, found)):
         isolated = isolate(part, frame_height=image.shape[0])
         if isolated is not None and (not boxes or isolated.clutter >= ISOLATE_CLUTTER):
             if not PROBE_ISOLATED:
                 return None
-            again.append((band, isolated))
-        out += [(x0 + band.x, y0 + band.y, x1 + band.x, y1 + band.y) for x0, y0, x1, y1 in boxes]
+            again.append((k, isolated))
     if again:
         more = engine.detect([isolated.image for _, isolated in again])
         if more is None:
             return None
-        for (band, isolated), boxes in zip(again, more):  # the isolated image is the crop's rows from its top
+        for (k, isolated), boxes in zip(again, more):  # the isolated image is the crop's rows from its top
+            band = bands[k]
             top = band.y + isolated.top
-            out += [(x0 + band.x, y0 + top, x1 + band.x, y1 + top) for x0, y0, x1, y1 in boxes]
-    return tuple(out)
+            found[k] += [(x0 + band.x, y0 + top, x1 + band.x, y1 + top) for x0, y0, x1, y1 in boxes]
+    fine = [k for k, boxes in enumerate(found) if not boxes and wants_full_size(engine, crops[k])]
+    if fine:
+        for k, boxes in zip(fine, engine.detect([crops[k] for k in fine], full_size=True)):
+            band = bands[k]
+            found[k] += [(x0 + band.x, y0 + band.y, x1 + band.x, y1 + band.y) for x0, y0, x1, y1 in boxes]
+    return tuple(box for boxes in found for box in boxes)

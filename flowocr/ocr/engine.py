@@ -108,6 +108,9 @@ class OcrEngine(ABC):
     KNOWN_SKIPS: ClassVar[bool] = False
     #: Whether :meth:`run` can recognise the boxes it finds in the images as they show too (``shown``).
     SHOWN_TOO: ClassVar[bool] = False
+    #: The long side (pixels) the detector scales a larger image down to, for an engine that can detect at an
+    #: image's own size instead (``full_size``); None where it cannot.
+    detect_side: int | None = None
 
     def __init__(self, *, lang: str = DEFAULT_LANG, threads: int | None = None) -> None:
         self.lang = self.model_lang(lang)
@@ -143,7 +146,7 @@ class OcrEngine(ABC):
 
     def run(self, images: Sequence[np.ndarray], *, area: Rect | None = None,
             known: Sequence[Sequence[TextLine]] | None = None,
-            shown: Sequence[np.ndarray] | None = None) -> OcrBatch:  # fmt: skip
+            shown: Sequence[np.ndarray] | None = None, full_size: bool = False) -> OcrBatch:  # fmt: skip
         """OCR a batch: one result per image, in order; an image without text gives an empty result.
 
         With ``area``, every image is a full frame and only ``crop(image, area)`` is read; boxes still come back
@@ -153,8 +156,10 @@ class OcrEngine(ABC):
         the known line takes its place). ``shown`` (one image per image, of its shape; an engine with ``SHOWN_TOO``
         only): the boxes found on ``images`` are recognised in ``shown`` too, and each keeps the surer reading
         (:func:`flowocr.ocr.rapid.surer`; text found with its picture blacked out, read as it shows as well).
-        Raises ValueError for an image that is not BGR uint8 H x W x 3 or that ``area`` does not fit, and for
-        ``shown`` images that do not match.
+        ``full_size`` (an engine with a ``detect_side`` only): the detector sees each image at its own size where
+        it is larger than that side, not scaled down to it.
+        Raises ValueError for an image that is not BGR uint8 H x W x 3 or that ``area`` does not fit, for
+        ``shown`` images that do not match, and for ``full_size`` on an engine that cannot.
         """
         check_images(images)
         if known is not None and len(known) != len(images):
@@ -165,10 +170,15 @@ class OcrEngine(ABC):
                 raise ValueError(f"OCR engine {self.NAME} recognises only the images it detects in")
             if len(shown) != len(images) or any(a.shape != b.shape for a, b in zip(shown, images)):
                 raise ValueError("the images as shown must match the images read, one by one, in shape")
+        if full_size and self.detect_side is None:
+            raise ValueError(f"OCR engine {self.NAME} detects at its own size only")
         if area is not None:
             images = [crop(image, area) for image in images]
             shown = None if shown is None else [crop(image, area) for image in shown]
-        batch = self._run(images, known) if shown is None else self._run(images, known, shown=shown)
+        extra = {"shown": shown} if shown is not None else {}
+        if full_size:
+            extra["full_size"] = True
+        batch = self._run(images, known, **extra)
         if known is not None and not self.KNOWN_SKIPS:
             batch = replace(batch, results=tuple(_with_known(result, lines)
                                                  for result, lines in zip(batch.results, known)))  # fmt: skip
@@ -179,26 +189,29 @@ class OcrEngine(ABC):
 
     def recognize(self, images: Sequence[np.ndarray], *, area: Rect | None = None,
                   known: Sequence[Sequence[TextLine]] | None = None,
-                  shown: Sequence[np.ndarray] | None = None) -> list[OcrResult]:  # fmt: skip
-        """One :class:`OcrResult` per image, in input order (``known``, ``shown``: see :meth:`run`). No text is an
-        empty result, never an exception."""
-        return list(self.run(images, area=area, known=known, shown=shown).results)
+                  shown: Sequence[np.ndarray] | None = None, full_size: bool = False) -> list[OcrResult]:  # fmt: skip
+        """One :class:`OcrResult` per image, in input order (``known``, ``shown``, ``full_size``: see :meth:`run`).
+        No text is an empty result, never an exception."""
+        return list(self.run(images, area=area, known=known, shown=shown, full_size=full_size).results)
 
-    def detect(self, images: Sequence[np.ndarray]) -> list[tuple[Bounds, ...]] | None:
+    def detect(self, images: Sequence[np.ndarray], *, full_size: bool = False) -> list[tuple[Bounds, ...]] | None:
         """Detection alone: the text boxes of each image (x0, y0, x1, y1, image pixels), every box the detector
         finds (also those whose recognition a reading would drop); None when this engine cannot detect without
-        recognising (the reader then reads). Its CPU counts as detection (:func:`stage_cpu`)."""
+        recognising (the reader then reads). Its CPU counts as detection (:func:`stage_cpu`). ``full_size``: see
+        :meth:`run`."""
         check_images(images)
-        return self._detect_only(images)
+        if full_size and self.detect_side is None:
+            raise ValueError(f"OCR engine {self.NAME} detects at its own size only")
+        return self._detect_only(images, full_size=True) if full_size else self._detect_only(images)
 
-    def _detect_only(self, images: Sequence[np.ndarray]) -> list[tuple[Bounds, ...]] | None:
+    def _detect_only(self, images: Sequence[np.ndarray], full_size: bool = False) -> list[tuple[Bounds, ...]] | None:
         return None
 
     @abstractmethod
     def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None) -> OcrBatch:
         """The engine's work on checked images, boxes in image pixels (``known``: see :meth:`run`; an engine
         without ``KNOWN_SKIPS`` may ignore it). An engine with ``SHOWN_TOO`` takes ``shown`` too (keyword, None:
-        none)."""
+        none), one with a ``detect_side`` ``full_size`` (keyword, False: scaled down)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(lang={self.lang!r}, threads={self.threads!r})"

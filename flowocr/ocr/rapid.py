@@ -277,15 +277,17 @@ class _Detector:
     def __init__(self, session: Any, postprocess: Any, options: RapidOptions) -> None:
         self._session = session
         self._postprocess = postprocess
-        self._side = options.det_side
+        self.side = options.det_side
         self._max_upscale = options.det_max_upscale
 
-    def __call__(self, image: np.ndarray) -> Detection:
+    def __call__(self, image: np.ndarray, full_size: bool = False) -> Detection:
+        """The boxes of ``image``, seen scaled to ``det_side`` (``full_size``: at its own size where larger)."""
         t0 = time.perf_counter()
         height, width = image.shape[:2]
         if height == 0 or width == 0:
             return Detection(np.zeros((0, 4, 2), np.float32), (), 0.0, 0.0, 0.0)
-        prepared = det_input(image, side=self._side, max_upscale=self._max_upscale)
+        side = max(self.side, height, width) if full_size else self.side
+        prepared = det_input(image, side=side, max_upscale=self._max_upscale)
         t1 = time.perf_counter()
         pred = self._session(prepared.tensor)
         t2 = time.perf_counter()
@@ -603,18 +605,19 @@ class RapidOcrEngine(OcrEngine):
             lambda where: load_models(threads=threads, spin=self.options.spin, device=where), resolve_device(device)
         )
         self._detect = _Detector(models["det"], DbPostProcess(unclip_ratio=self.options.det_unclip), self.options)
+        self.detect_side = self.options.det_side
         self.alphabet: tuple[str, ...] = tuple(models["alphabet"])
         cuda = self.device == "cuda"
         self._classify = _classifier(threads, self.options, cuda=cuda) if self.options.use_cls else None
         self._recognise = _Recognizer(models["rec"], models["alphabet"], self.options)
 
-    def _detect_only(self, images: Sequence[np.ndarray]) -> list[tuple[Bounds, ...]]:
+    def _detect_only(self, images: Sequence[np.ndarray], full_size: bool = False) -> list[tuple[Bounds, ...]]:
         start, cpu = time.perf_counter(), time.thread_time()
         memo = _recent_detections()
         out = []
         for image in images:
-            found = self._detect(image)
-            memo[_image_key(image)] = found
+            found = self._detect(image, full_size)
+            memo[_image_key(image, full_size)] = found
             while len(memo) > _MEMO_SIZE:  # the oldest go (a probe's two calls are kept for the reading after it)
                 del memo[next(iter(memo))]
             out.append(tuple(point_bounds(b) for b in found.boxes))
@@ -623,12 +626,13 @@ class RapidOcrEngine(OcrEngine):
         return out
 
     def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None, *,
-             shown: Sequence[np.ndarray] | None = None) -> OcrBatch:  # fmt: skip
+             shown: Sequence[np.ndarray] | None = None, full_size: bool = False) -> OcrBatch:  # fmt: skip
         start, cpu = time.perf_counter(), time.thread_time()
         memo = _recent_detections()
         # A reading of the images a probe just detected (the reader reads when its probe found new text) takes
         # the probe's detections: the same image gives the same boxes.
-        found_all = [(memo.pop(_image_key(image), None) if memo else None) or self._detect(image) for image in images]
+        found_all = [(memo.pop(_image_key(image, full_size), None) if memo else None) or self._detect(image, full_size)
+                     for image in images]  # fmt: skip
         # the boxes of known lines are those lines; the others are recognised
         kept = [known_boxes([point_bounds(box) for box in found.boxes], lines)
                 for found, lines in zip(found_all, known or [()] * len(images))]  # fmt: skip
@@ -745,8 +749,8 @@ def _recent_detections() -> dict:
     return _memo.found
 
 
-def _image_key(image: np.ndarray) -> tuple:
-    return image.shape, hashlib.sha1(np.ascontiguousarray(image).data).digest()
+def _image_key(image: np.ndarray, full_size: bool) -> tuple:
+    return image.shape, hashlib.sha1(np.ascontiguousarray(image).data).digest(), full_size
 
 
 def load_detector(*, threads: int | None, options: RapidOptions | None = None, device: str = "cpu") -> _Detector:

@@ -113,6 +113,12 @@ ISOLATE_MIN_REACH = 5
 ISOLATE_MAX_SPAN = 0.3
 
 
+def holds_strokes(image: np.ndarray) -> bool:
+    """Whether a BGR ``image`` holds at least ``ISOLATE_MIN_STROKES`` full-size stroke pixels: something text-like."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return np.count_nonzero(_stroke_map(grey, 1.0, BRIGHT, DARK).mask) >= ISOLATE_MIN_STROKES
+
+
 @dataclass(frozen=True)
 class Isolated:
     """A crop's text with its background blacked out (:func:`isolate`)."""

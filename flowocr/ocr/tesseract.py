@@ -252,6 +252,7 @@ class TesseractEngine(OcrEngine):
         self.tessdata = folder
         self._detect, self.device = on_device(lambda where: load_detector(threads=threads, device=where),
                                               resolve_device(device))  # fmt: skip
+        self.detect_side = self._detect.side
         self._local = threading.local()
         self._api()  # data that does not load fails here, not on the first frame
 
@@ -286,11 +287,11 @@ class TesseractEngine(OcrEngine):
         return text, (min(1.0, max(0.0, api.MeanTextConf() / 100.0)) if text else 0.0)
 
     def _run(self, images: Sequence[np.ndarray], known: Sequence[Sequence[TextLine]] | None = None, *,
-             shown: Sequence[np.ndarray] | None = None) -> OcrBatch:  # fmt: skip
+             shown: Sequence[np.ndarray] | None = None, full_size: bool = False) -> OcrBatch:  # fmt: skip
         from flowocr.ocr.rapid import crop_box, surer
 
         start, cpu = time.perf_counter(), time.thread_time()
-        detections = [self._detect(image) for image in images]
+        detections = [self._detect(image, full_size) for image in images]
         det_s, det_cpu_s = time.perf_counter() - start, time.thread_time() - cpu
         results = []
         crops = 0
