@@ -257,7 +257,7 @@ ISOLATED_MIN_SCORE = 0.9
 #: placed worse than others (a first letter lost, ends 20-50 frames early over the moving pattern: within 1 frame
 #: 0.947 -> 0.941, two split pieces), OCR calls per cue 1.45 -> 1.51 (a busy 1080p picture's own shapes found at
 #: full size and read as nothing). Dev seed 13 and seed 2027 (one such video, 720p): the same but one end 17
-#: frames early placed on its frame and OCR calls per cue +0.2 on four videos.
+#: frames early placed on its frame and OCR calls per cue +0.1-0.3 on four videos.
 FULL_SIZE_AGAIN = True
 FULL_SIZE_MIN_CHARS = 2
 #: A band read with lines is read again isolated when this share of its pixels away from strokes are edges: a busy

@@ -27,8 +27,8 @@ def probe_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) ->
     drop. A band where the detector finds nothing but that holds strokes, or a busy one (``read_frame`` reads
     those again with the picture blacked out), is detected again so too, and its boxes there count as well
     (``PROBE_ISOLATED``; off: None for such a band); one where neither finds a box is detected again at its own
-    size where ``read_frame`` reads it so (:func:`~flowocr.ocr.area.wants_full_size`). None for an engine that
-    cannot detect alone."""
+    size where ``read_frame`` would read it so (:func:`~flowocr.ocr.area.wants_full_size`; a reading also does so
+    where it found boxes but recognised nothing in them). None for an engine that cannot detect alone."""
     from flowocr.ocr.strokes import isolate
 
     crops = band_crops(image, area, bands)
