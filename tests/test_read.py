@@ -801,6 +801,32 @@ def test_a_text_gone_is_empty_without_ocr_but_a_replacement_whose_strokes_do_not
     assert [(r.why, r.lines) for r in replaced.read(12)] == [("changed", faint)] and len(replaced.calls) == 2
 
 
+def test_where_a_text_vanishes_a_probe_that_finds_a_box_on_its_rows_has_the_frame_read():
+    """PROBE_VANISHED: a text whose strokes do not show (light on a light picture) that replaced the last lines is a
+    box a probe finds on their rows: the frame is read (``refilled``); no box there, or only the box of a line that
+    stayed, is an empty screen without OCR."""
+    text, faint = (line("Hello there"),), (line("What?"),)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map()}
+    gone = lines_scene(range(1, 16), (-10, 6, ROW))
+
+    def harness(found):
+        h = Harness(maps, {0: text, 12: faint}, gone, boxes={0: ((200.0, 300.0, 440.0, 330.0),), 12: found})
+        h.read(0)
+        return h, h.read(12)
+
+    h, out = harness(((300.0, 301.0, 340.0, 329.0),))
+    assert [(r.why, r.lines, r.reused) for r in out] == [("refilled", faint, False)] and len(h.calls) == 2
+    for found in [(), ((200.0, 300.0, 440.0, 330.0),), ((300.0, 100.0, 340.0, 130.0),), None]:
+        h, out = harness(found)  # no box; the old line's own; one on other rows; a probe that cannot tell
+        assert [(r.why, r.lines) for r in out] == [("vanished", ())] and len(h.calls) == 1
+    ChangeReader.PROBE_VANISHED = False
+    try:
+        h, out = harness(((300.0, 301.0, 340.0, 329.0),))
+        assert [r.why for r in out] == ["vanished"] and len(h.calls) == 1
+    finally:
+        ChangeReader.PROBE_VANISHED = True
+
+
 def test_where_a_text_vanishes_the_lines_that_stayed_are_kept_without_ocr():
     dialogue, sign = line("Hello there"), line("A sign", 40, 70)
     gone = lines_scene(range(1, 16), (-10, 6, ROW), (-10, 99, slice(1, 3)))  # the dialogue's band emptied at 6
