@@ -884,15 +884,14 @@ class ChangeReader:
     def _refilled(self, frame: Frame, now: Strokes, rows, spans) -> bool:
         """Whether a probe finds a box on the rows of the last lines, which the pixel test saw vanish
         (``PROBE_VANISHED``): a text the stroke map cannot see (light on a light picture) replaced them."""
-        tools = self.tools
-        if tools.probe is None:
+        from flowocr.ocr.types import box_iou
+
+        if self.tools.probe is None:
             return False
         boxes = self._probe(frame, now, rows, spans)
         self.probe_found = None if boxes is None else len(boxes)  # logged with the decision
         if boxes is None:
             return False
-        from flowocr.ocr.types import box_iou
-
         lines = [line.bounds for line in self.last_lines]
         new = [b for b in boxes if not any(box_iou(b, line) >= self.PROBE_IOU for line in lines)]  # not one that stayed
         return any(min(b[3], y1) - max(b[1], y0) > 0.5 * (b[3] - b[1]) for b in new for y0, y1 in spans)
