@@ -202,7 +202,7 @@ class OcrEngine(ABC):
         check_images(images)
         if full_size and self.detect_side is None:
             raise ValueError(f"OCR engine {self.NAME} detects at its own size only")
-        return self._detect_only(images, full_size=True) if full_size else self._detect_only(images)
+        return self._detect_only(images, full_size=full_size)
 
     def _detect_only(self, images: Sequence[np.ndarray], full_size: bool = False) -> list[tuple[Bounds, ...]] | None:
         return None
