@@ -734,3 +734,52 @@ def test_full_size_detection_is_refused_by_an_engine_that_cannot() -> None:
         Fixed().recognize([image], full_size=True)
     with pytest.raises(ValueError, match="its own size only"):
         Fixed().detect([image], full_size=True)
+
+
+def stacked_frame(tmp_path, text: str, *, size: int, outline: float, shadow: float) -> np.ndarray:
+    """A 1280x536 frame of a plain light grey with ``text`` (two short lines) burned in by libass at the bottom, bold
+    Noto Sans CJK JP of ``size`` (script units of 288 lines: 15 is 28 px), white with a black outline and shadow,
+    as the corpus's bilingual cues ("好。" over "OK.")."""
+    srt = tmp_path / "lines.srt"
+    srt.write_text(f"1\n00:00:00,000 --> 00:00:05,000\n{text}\n", encoding="utf-8")
+    style = (f"FontName=Noto Sans CJK JP,FontSize={size},Bold=1,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000,"
+             f"Outline={outline},Shadow={shadow}")
+    graph = (f"color=c=0xb0b8c8:s=1280x536,format=yuv420p,"
+             f"subtitles=filename={srt}:original_size=1280x536:force_style='{style}'")  # fmt: skip
+    out = tmp_path / "stacked.png"
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", graph, "-frames:v", "1", "-y", str(out)],
+                   check=True)  # fmt: skip
+    import cv2
+
+    return cv2.imread(str(out))
+
+
+def test_two_short_lines_the_detector_takes_for_one_box_are_read_apart(engine, tmp_path, monkeypatch) -> None:
+    import flowocr.ocr.rapid as rapid
+
+    frame = stacked_frame(tmp_path, "好。\\NOK.", size=15, outline=1.5, shadow=1.6)
+    boxes = engine.detect([frame])[0]
+    assert len(boxes) == 1  # one squat box over both lines ...
+    monkeypatch.setattr(rapid, "SPLIT_STACKED", False)
+    assert read(engine.recognize([frame])[0]) != ["好。", "OK."]  # ... which reads as neither
+    monkeypatch.setattr(rapid, "SPLIT_STACKED", True)
+    lines = engine.recognize([frame])[0].lines
+    assert [line.text for line in lines] == ["好。", "OK."]
+    assert lines[0].bounds[3] <= lines[1].bounds[1] + 8 and all(boxes[0][1] - 1 <= line.bounds[1] for line in lines)
+    # one read to nothing too
+    frame = stacked_frame(tmp_path, "不！\\NNo!", size=15, outline=1.5, shadow=2.5)
+    monkeypatch.setattr(rapid, "SPLIT_STACKED", False)
+    assert read(engine.recognize([frame])[0]) == []
+    monkeypatch.setattr(rapid, "SPLIT_STACKED", True)
+    assert read(engine.recognize([frame])[0]) == ["不！", "No!"]
+
+
+def test_a_short_line_over_a_line_that_grew_its_closing_mark_is_kept(engine, tmp_path, monkeypatch) -> None:
+    import flowocr.ocr.rapid as rapid
+
+    # "OK" read without its full stop is read again grown to the right; that grown box overlaps the line above,
+    # whose box is a line of its own, not the mark (without the split of SPLIT_STACKED, which would find it again)
+    monkeypatch.setattr(rapid, "SPLIT_STACKED", False)
+    frame = stacked_frame(tmp_path, "好。\\NOK.", size=16, outline=1, shadow=1.6)
+    assert len(engine.detect([frame])[0]) == 2
+    assert read(engine.recognize([frame])[0]) == ["好。", "OK."]

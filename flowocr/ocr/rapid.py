@@ -80,7 +80,9 @@ How a batch is read
 5. Lines that may have lost a closing mark (ending with a letter or digit, or with a quote left open) are read
    again with their boxes grown to the right (``rec_tail``, then ``TAIL_AGAIN``) where something as bright as
    their text lies there (:func:`tail_inked`), half-width marks after CJK letters made full-width.
-6. Lines with an empty text or a score under ``text_score`` are dropped; an image without lines gets an empty
+6. A squat box is detected again on its own, enlarged: two short lines stacked close together
+   can be one region for the detector at ``det_side`` (:data:`SPLIT_STACKED`).
+7. Lines with an empty text or a score under ``text_score`` are dropped; an image without lines gets an empty
    result.
 
 Which parts of rapidocr are used
@@ -119,7 +121,7 @@ import numpy as np
 
 from flowocr.ocr.engine import Bounds, OcrBatch, OcrEngine, StageTimes, _count_stage_cpu
 from flowocr.ocr.langs import codes_for
-from flowocr.ocr.types import OcrResult, TextLine, known_boxes, point_bounds
+from flowocr.ocr.types import OcrResult, TextLine, box_iou, known_boxes, point_bounds
 
 #: Mean and std of the detector's input normalisation (PP-OCR: x / 255, then (x - 0.5) / 0.5).
 _DET_MEAN = 0.5
@@ -280,14 +282,18 @@ class _Detector:
         self.side = options.det_side
         self._max_upscale = options.det_max_upscale
 
-    def __call__(self, image: np.ndarray, full_size: bool = False) -> Detection:
-        """The boxes of ``image``, seen scaled to ``det_side`` (``full_size``: at its own size where larger)."""
+    def __call__(self, image: np.ndarray, full_size: bool = False, scale: float | None = None) -> Detection:
+        """The boxes of ``image``, seen scaled to ``det_side`` (``full_size``: at its own size where larger;
+        ``scale``: scaled by this factor instead)."""
         t0 = time.perf_counter()
         height, width = image.shape[:2]
         if height == 0 or width == 0:
             return Detection(np.zeros((0, 4, 2), np.float32), (), 0.0, 0.0, 0.0)
-        side = max(self.side, height, width) if full_size else self.side
-        prepared = det_input(image, side=side, max_upscale=self._max_upscale)
+        if scale is not None:
+            prepared = det_input(image, side=math.ceil(max(height, width) * scale), max_upscale=scale)
+        else:
+            side = max(self.side, height, width) if full_size else self.side
+            prepared = det_input(image, side=side, max_upscale=self._max_upscale)
         t1 = time.perf_counter()
         pred = self._session(prepared.tensor)
         t2 = time.perf_counter()
@@ -451,6 +457,21 @@ def surer(first: tuple[str, float], second: tuple[str, float], *, least: float) 
 #: more found one more mark on the dev corpora, and read a bright stroke of the picture beside a line of a real
 #: anime clip (rapidvideocr_nezha) as "！": not kept.
 TAIL_AGAIN = (0.25,)
+#: A box may hold two lines stacked close together that the detector, seeing the image scaled to ``det_side``,
+#: took for one region ("好。" over "OK.", 29 px at 536p: one 72 x 91 box read "旺" at 0.25): a squat box is detected
+#: again on its own, enlarged, and each line found there is recognised (:meth:`RapidOcrEngine._split_stacked`). Boxes
+#: read to nothing were tried too at first, whatever their shape: over a Sierpinski pattern at 536p (16 such boxes a
+#: frame, most as wide as the frame) a run took 257 s instead of 18; squat ones only, each detected again at two sizes,
+#: over Conway's life at 480p, 98 s instead of 82: squat ones, two an image, at one size.
+SPLIT_STACKED = True
+SPLIT_SQUAT = 1.5  # a box narrower than this many times its height is tried ...
+SPLIT_MAX_HEIGHT = 240  # pixels: ... up to this tall (two lines of 1080p's largest subtitles)
+SPLIT_MARGIN = 0.5  # of the box's height, around it
+SPLIT_MIN_LINE = 8  # pixels: a box less than twice as tall holds one line at most
+SPLIT_TRIES = 2  # boxes an image
+SPLIT_HEIGHT = 200  # pixels: the box is detected again enlarged to about this height ...
+SPLIT_MAX_SCALE = 4.0  # ... by at most this factor
+SPLIT_SAME_IOU = 0.7  # a box found again that overlaps the box this much is that box: not read again
 
 
 #: A line is read again with its box grown only where something lies beside it (:func:`tail_inked`): the two reads
@@ -651,6 +672,7 @@ class RapidOcrEngine(OcrEngine):
             cls_s = time.perf_counter() - t0
 
         rec_s = rec_cpu_s = 0.0
+        parts: dict[int, list[TextLine]] = {}
         texts: list[str] = []
         scores: list[float] = []
         if crops:
@@ -667,17 +689,23 @@ class RapidOcrEngine(OcrEngine):
                 texts, scores = texts[: len(flat)], scores[: len(flat)]
             if self.options.rec_tail > 0 and self._classify is None:
                 self._read_tails(flat, sources, texts, scores)
+            if SPLIT_STACKED and self._classify is None:
+                known_bounds = [[line.bounds for line in keep.values()] for keep in kept]
+                parts = self._split_stacked(flat, sources, texts, scores, known_bounds)
             rec_s, rec_cpu_s = time.perf_counter() - t0, time.thread_time() - cpu
 
         results = []
-        read = iter(zip(texts, scores))
+        read = iter(enumerate(zip(texts, scores)))
         for found, keep in zip(found_all, kept):
             lines = []
             for k, box in enumerate(found.boxes):
                 if k in keep:
                     lines.append(keep[k])
                     continue
-                text, score = next(read)
+                j, (text, score) = next(read)
+                if j in parts:
+                    lines += parts[j]
+                    continue
                 score = min(1.0, max(0.0, float(score)))
                 if text and score >= self.options.text_score:
                     points = tuple((float(x), float(y)) for x, y in box)
@@ -720,12 +748,75 @@ class RapidOcrEngine(OcrEngine):
             pending = left
         for k, box in done:
             # the mark may also have been found as a box of its own (read "o", a closing quote "99"): it is this
-            # line's now
-            (x0, y0), (x1, y1) = box.min(axis=0), box.max(axis=0)
+            # line's now. Only a box in the strip the line grew into: a short line above or below the line, whose
+            # box the grown one overlaps ("好。" over "OK"), is a line of its own.
+            (_, y0), (x1, y1) = box.min(axis=0), box.max(axis=0)
+            x0 = flat[k][1][:, 0].max()
             for j, (n, other) in enumerate(flat):
                 cx, cy = other.mean(axis=0)
                 if j != k and n == flat[k][0] and len(texts[j]) <= 2 and x0 <= cx <= x1 and y0 <= cy <= y1:
                     texts[j] = ""
+
+    def _split_stacked(self, flat: Sequence[tuple[int, np.ndarray]], sources: Sequence[np.ndarray],
+                      texts: Sequence[str], scores: Sequence[float],
+                      known: Sequence[Sequence[Bounds]]) -> dict[int, list[TextLine]]:  # fmt: skip
+        """The lines of the boxes that hold several lines the detector took for one (``SPLIT_STACKED``), by the
+        number of the box in ``flat`` (``sources``: the image each box was read in; ``known``: the boxes of each
+        image's known lines).
+
+        The boxes tried are squat (narrower than ``SPLIT_SQUAT`` times their height: a short line, or two short
+        lines stacked), from ``2 * SPLIT_MIN_LINE`` to ``SPLIT_MAX_HEIGHT`` pixels tall, at most ``SPLIT_TRIES`` an
+        image, the least surely read first. Each is detected again on its own, with a margin of ``SPLIT_MARGIN`` of
+        its height around it, enlarged to about ``SPLIT_HEIGHT`` pixels tall; where two boxes or more other than
+        itself (``SPLIT_SAME_IOU``) and other than the image's other lines are found with their centres in it, each
+        is recognised (and its closing mark sought as a line's is), and where two or more are read surely enough,
+        they are the box's lines."""
+        least = self.options.text_score
+        tried: dict[int, list[int]] = {}
+        for k, (n, box) in enumerate(flat):
+            (x0, y0), (x1, y1) = box.min(axis=0), box.max(axis=0)
+            if 2 * SPLIT_MIN_LINE <= y1 - y0 <= SPLIT_MAX_HEIGHT and x1 - x0 < SPLIT_SQUAT * (y1 - y0):
+                tried.setdefault(n, []).append(k)
+        out: dict[int, list[TextLine]] = {}
+        for n, boxes in tried.items():
+            for k in sorted(boxes, key=lambda j: scores[j] if texts[j] else 0.0)[:SPLIT_TRIES]:
+                lines = self._split_box(flat[k][1], sources[k], others=[
+                    *known[n], *(point_bounds(b) for j, (m, b) in enumerate(flat)
+                                 if j != k and m == n and texts[j] and scores[j] >= least)])  # fmt: skip
+                if len(lines) >= 2:
+                    out[k] = lines
+        return out
+
+    def _split_box(self, box: np.ndarray, image: np.ndarray, *, others: Sequence[Bounds]) -> list[TextLine]:
+        """The lines found in ``box`` of ``image`` detected again on its own (see :meth:`_split_stacked`), read
+        surely enough; none where fewer than two boxes are found in it."""
+        (x0, y0), (x1, y1) = box.min(axis=0), box.max(axis=0)
+        margin = SPLIT_MARGIN * (y1 - y0)
+        left, top = int(max(0, x0 - margin)), int(max(0, y0 - margin))
+        right = int(min(image.shape[1], math.ceil(x1 + margin)))
+        bottom = int(min(image.shape[0], math.ceil(y1 + margin)))
+        found = self._detect(np.ascontiguousarray(image[top:bottom, left:right]),
+                             scale=min(SPLIT_MAX_SCALE, max(1.0, SPLIT_HEIGHT / (y1 - y0))))  # fmt: skip
+        own = point_bounds(box)
+        inside = [b for b in (b + np.array((left, top), np.float32) for b in found.boxes)
+                  if _centre_in(b, own) and box_iou(point_bounds(b), own) < SPLIT_SAME_IOU
+                  and not any(_centre_in(b, other) for other in others)]  # fmt: skip
+        if len(inside) < 2:
+            return []  # the same box again, or nothing: it reads as it did
+        again = self._recognise([crop_box(image, b, min_height=self._recognise.input_height) for b in inside])
+        texts = [full_width_after_cjk(text.strip()) for text in again.texts]
+        scores = list(again.scores)
+        if self.options.rec_tail > 0:
+            self._read_tails([(0, b) for b in inside], [image] * len(inside), texts, scores)
+        return [TextLine(text, min(1.0, float(score)), tuple((float(x), float(y)) for x, y in b))  # type: ignore[arg-type]
+                for b, text, score in zip(inside, texts, scores)
+                if text and score >= self.options.text_score]  # fmt: skip
+
+
+def _centre_in(box: np.ndarray, bounds: Bounds) -> bool:
+    """Whether the centre of ``box`` (4 points) lies in ``bounds``."""
+    cx, cy = box.mean(axis=0)
+    return bounds[0] <= cx <= bounds[2] and bounds[1] <= cy <= bounds[3]
 
 
 def _without(found: Detection, boxes) -> Detection:
