@@ -1299,3 +1299,28 @@ def test_a_boundary_placed_in_doubt_is_checked_by_looks_by_default():
     assert checked(10, "burst")[0] == 7 and checked(4, "level", True)[0] == 7  # in doubt: sought
     assert checked(10, "level") == (10, []) and checked(10, "spike", True) == (10, [])  # agreed, or a spike
     assert checked(10, "burst", on=False) == (10, []) and checked(4, "level", True, on=False) == (4, [])
+
+
+def test_a_text_replaced_where_no_event_came_before_a_state_between_samples_is_looked_at_halfway_to_it():
+    # "Hello there" is replaced on frame 4 by "Where am I" with no event (the detector sees one text until 9); an
+    # event on 9 brings "Goodbye", which the next one (on 14) replaces: the state 9-13 is read on 11, and halfway
+    # between the last fed frame and it (5) a third text shows that neither the text before nor after does
+    hello, bye, lost, last = line("Hello there"), line("Goodbye"), line("Where am I"), line("The end")
+    box = (200.0, 300.0, 440.0, 330.0)
+    crops = {0: line_crop("Hello there", seed=1), 5: line_crop("Where am I", seed=2),
+             11: line_crop("Goodbye", seed=3), 18: line_crop("The end", seed=4)}  # fmt: skip
+    maps = {0: stroke_map((200, 300, 440, 330)), 18: stroke_map((200, 300, 400, 330))}
+
+    def harness(on: bool):
+        h = Harness(maps, {0: (hello,), 5: (lost,), 11: (bye,), 18: (last,)},
+                    lines_scene(range(1, 22), (-10, 9, ROW), (9, 14, ROW), (14, 99, ROW)),
+                    {5: ((250.0, 300.0, 400.0, 330.0),), 11: (box,), 18: (box,)}, crops)  # fmt: skip
+        h.reader.MIDDLE_BETWEEN = on
+        read_by_bands(h, 0)
+        return h, h.read(18)
+
+    h, out = harness(True)
+    assert [(r.index, r.why, r.lines) for r in out][:2] == [(5, "middle", (lost,)), (11, "between", (bye,))]
+    assert out[0].ref_index == 0 and h.fetched[:2] == [11, 5]
+    h, out = harness(False)
+    assert [(r.index, r.why) for r in out][0] == (11, "between") and 5 not in h.fetched

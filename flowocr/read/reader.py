@@ -369,6 +369,8 @@ class ChangeReader:
     # 2027). Dev seeds: 13 missed 3 frames-0.5 s 2/59 -> 1/59 ('给我一杯水。', 10 frames), exact 0.932 -> 0.935,
     # CER 0.0298 -> 0.0234, calls per cue +0.01; 11 identical but probes per cue +0.02.
     MIDDLE_STATE = True
+    # ... and so does a read of a state between samples, halfway between the last fed frame and it.
+    MIDDLE_BETWEEN = True
     ALIKE = CueOptions.same_text  # 0.6: the builder's own bar for two readings of one text
     # A last line looked at again keeps its reading where its strokes stayed while others came beside them (a picture
     # moving behind it: ``ChangeTest.line_kept``), not only where it held still, when it was read at least this
@@ -580,7 +582,11 @@ class ChangeReader:
                     out.append(self._fed(mid, tools.index.pts_of(mid), self.last_lines, True, "between-probed"))
                     continue
             self.extra_frames += 1
+            before, ref_frame, ref_index = self.last_lines, self.ref_frame, self.ref_index
             lines, read = self._read_new(extra, strokes, evidence, rows, spans)
+            if self.MIDDLE_BETWEEN and read and all(r.reused for r in out):
+                earlier = [e for e in found if e.index < a.index]  # the events before the state's own
+                out += self._middle_state(extra, earlier, before, lines, ref_frame, ref_index, rows, spans)
             out.append(self._fed(mid, tools.index.pts_of(mid), lines, not read, "between"))
         peaks = [[e.index, round(e.strength), e.appeared, e.vanished, round(e.level_before), round(e.level_after)]
                  for e in found]  # fmt: skip
