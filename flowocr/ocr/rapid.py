@@ -80,8 +80,8 @@ How a batch is read
 5. Lines that may have lost a closing mark (ending with a letter or digit, or with a quote left open) are read
    again with their boxes grown to the right (``rec_tail``, then ``TAIL_AGAIN``) where something as bright as
    their text lies there (:func:`tail_inked`), half-width marks after CJK letters made full-width.
-6. A squat box is detected again on its own, enlarged: two short lines stacked close together
-   can be one region for the detector at ``det_side`` (:data:`SPLIT_STACKED`).
+6. A squat box is detected again on its own, enlarged: two short lines stacked close together can be one region
+   for the detector at ``det_side`` (:data:`SPLIT_STACKED`).
 7. Lines with an empty text or a score under ``text_score`` are dropped; an image without lines gets an empty
    result.
 
@@ -459,10 +459,10 @@ def surer(first: tuple[str, float], second: tuple[str, float], *, least: float) 
 TAIL_AGAIN = (0.25,)
 #: A box may hold two lines stacked close together that the detector, seeing the image scaled to ``det_side``,
 #: took for one region ("好。" over "OK.", 29 px at 536p: one 72 x 91 box read "旺" at 0.25): a squat box is detected
-#: again on its own, enlarged, and each line found there is recognised (:meth:`RapidOcrEngine._split_stacked`). Boxes
-#: read to nothing were tried too at first, whatever their shape: over a Sierpinski pattern at 536p (16 such boxes a
-#: frame, most as wide as the frame) a run took 257 s instead of 18; squat ones only, each detected again at two sizes,
-#: over Conway's life at 480p, 98 s instead of 82: squat ones, two an image, at one size.
+#: again on its own, enlarged, and each line found there is recognised (:meth:`RapidOcrEngine._split_stacked`). Cost:
+#: trying every box read to nothing too, whatever its shape, made a run over a Sierpinski pattern at 536p (16 such
+#: boxes a frame, most as wide as the frame) take 257 s instead of 18; every squat box at two sizes (200 then 150 px), a
+#: life-game video at 480p 98 s instead of 82; two squat boxes an image at one size, 86 s (and the first, 18.5).
 SPLIT_STACKED = True
 SPLIT_SQUAT = 1.5  # a box narrower than this many times its height is tried ...
 SPLIT_MAX_HEIGHT = 240  # pixels: ... up to this tall (two lines of 1080p's largest subtitles)
