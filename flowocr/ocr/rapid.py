@@ -705,11 +705,8 @@ class RapidOcrEngine(OcrEngine):
                 j, (text, score) = next(read)
                 if j in parts:
                     lines += parts[j]
-                    continue
-                score = min(1.0, max(0.0, float(score)))
-                if text and score >= self.options.text_score:
-                    points = tuple((float(x), float(y)) for x, y in box)
-                    lines.append(TextLine(text, score, points))  # type: ignore[arg-type]
+                elif (line := self._line(text, score, box)) is not None:
+                    lines.append(line)
             results.append(OcrResult(tuple(lines)))
         times = StageTimes(det_s=det_s, cls_s=cls_s, rec_s=rec_s, total_s=time.perf_counter() - start,
                            det_cpu_s=det_cpu_s, rec_cpu_s=rec_cpu_s)  # fmt: skip
@@ -750,11 +747,10 @@ class RapidOcrEngine(OcrEngine):
             # the mark may also have been found as a box of its own (read "o", a closing quote "99"): it is this
             # line's now. Only a box in the strip the line grew into: a short line above or below the line, whose
             # box the grown one overlaps ("好。" over "OK"), is a line of its own.
-            (_, y0), (x1, y1) = box.min(axis=0), box.max(axis=0)
-            x0 = flat[k][1][:, 0].max()
+            _, y0, x1, y1 = point_bounds(box)
+            strip = (float(flat[k][1][:, 0].max()), y0, x1, y1)
             for j, (n, other) in enumerate(flat):
-                cx, cy = other.mean(axis=0)
-                if j != k and n == flat[k][0] and len(texts[j]) <= 2 and x0 <= cx <= x1 and y0 <= cy <= y1:
+                if j != k and n == flat[k][0] and len(texts[j]) <= 2 and _centre_in(other, strip):
                     texts[j] = ""
 
     def _split_stacked(self, flat: Sequence[tuple[int, np.ndarray]], sources: Sequence[np.ndarray],
@@ -774,7 +770,7 @@ class RapidOcrEngine(OcrEngine):
         least = self.options.text_score
         tried: dict[int, list[int]] = {}
         for k, (n, box) in enumerate(flat):
-            (x0, y0), (x1, y1) = box.min(axis=0), box.max(axis=0)
+            x0, y0, x1, y1 = point_bounds(box)
             if 2 * SPLIT_MIN_LINE <= y1 - y0 <= SPLIT_MAX_HEIGHT and x1 - x0 < SPLIT_SQUAT * (y1 - y0):
                 tried.setdefault(n, []).append(k)
         out: dict[int, list[TextLine]] = {}
@@ -790,14 +786,13 @@ class RapidOcrEngine(OcrEngine):
     def _split_box(self, box: np.ndarray, image: np.ndarray, *, others: Sequence[Bounds]) -> list[TextLine]:
         """The lines found in ``box`` of ``image`` detected again on its own (see :meth:`_split_stacked`), read
         surely enough; none where fewer than two boxes are found in it."""
-        (x0, y0), (x1, y1) = box.min(axis=0), box.max(axis=0)
+        own = x0, y0, x1, y1 = point_bounds(box)
         margin = SPLIT_MARGIN * (y1 - y0)
         left, top = int(max(0, x0 - margin)), int(max(0, y0 - margin))
         right = int(min(image.shape[1], math.ceil(x1 + margin)))
         bottom = int(min(image.shape[0], math.ceil(y1 + margin)))
         found = self._detect(np.ascontiguousarray(image[top:bottom, left:right]),
                              scale=min(SPLIT_MAX_SCALE, max(1.0, SPLIT_HEIGHT / (y1 - y0))))  # fmt: skip
-        own = point_bounds(box)
         inside = [b for b in (b + np.array((left, top), np.float32) for b in found.boxes)
                   if _centre_in(b, own) and box_iou(point_bounds(b), own) < SPLIT_SAME_IOU
                   and not any(_centre_in(b, other) for other in others)]  # fmt: skip
@@ -808,9 +803,16 @@ class RapidOcrEngine(OcrEngine):
         scores = list(again.scores)
         if self.options.rec_tail > 0:
             self._read_tails([(0, b) for b in inside], [image] * len(inside), texts, scores)
-        return [TextLine(text, min(1.0, float(score)), tuple((float(x), float(y)) for x, y in b))  # type: ignore[arg-type]
-                for b, text, score in zip(inside, texts, scores)
-                if text and score >= self.options.text_score]  # fmt: skip
+        lines = (self._line(text, score, b) for b, text, score in zip(inside, texts, scores))
+        return [line for line in lines if line is not None]
+
+    def _line(self, text: str, score: float, box: np.ndarray) -> TextLine | None:
+        """The line read as ``text`` at ``score`` in ``box`` (4 points), kept when not empty and read at least
+        ``text_score`` surely (the score cut to [0, 1])."""
+        score = min(1.0, max(0.0, float(score)))
+        if not text or score < self.options.text_score:
+            return None
+        return TextLine(text, score, tuple((float(x), float(y)) for x, y in box))  # type: ignore[arg-type]
 
 
 def _centre_in(box: np.ndarray, bounds: Bounds) -> bool:

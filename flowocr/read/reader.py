@@ -585,11 +585,10 @@ class ChangeReader:
                     out.append(self._fed(mid, tools.index.pts_of(mid), self.last_lines, True, "between-probed"))
                     continue
             self.extra_frames += 1
-            before, ref_frame, ref_index = self.last_lines, self.ref_frame, self.ref_index
-            lines, read = self._read_new(extra, strokes, evidence, rows, spans)
-            if self.MIDDLE_BETWEEN and read and all(r.reused for r in out):
-                earlier = [e for e in found if e.index < a.index]  # the events before the state's own
-                out += self._middle_state(extra, earlier, before, lines, ref_frame, ref_index, rows, spans)
+            earlier = [e for e in found if e.index < a.index]  # the events before the state's own
+            lines, read, middle = self._read_looking_halfway(
+                extra, strokes, evidence, rows, spans, earlier, look=self.MIDDLE_BETWEEN and all(r.reused for r in out))
+            out += middle
             out.append(self._fed(mid, tools.index.pts_of(mid), lines, not read, "between"))
         peaks = [[e.index, round(e.strength), e.appeared, e.vanished, round(e.level_before), round(e.level_after)]
                  for e in found]  # fmt: skip
@@ -638,12 +637,22 @@ class ChangeReader:
             self._refer(now, frame)
             out.append(self._fed(frame.index, frame.pts, stayed, True, why, now, evidence, peaks))
             return out
-        before, ref_frame, ref_index = self.last_lines, self.ref_frame, self.ref_index
-        lines, read = self._read_new(frame, now, evidence, rows, spans)
-        if self.MIDDLE_STATE and read and all(r.reused for r in out):
-            out += self._middle_state(frame, found, before, lines, ref_frame, ref_index, rows, spans)
+        lines, read, middle = self._read_looking_halfway(
+            frame, now, evidence, rows, spans, found, look=self.MIDDLE_STATE and all(r.reused for r in out))
+        out += middle
         out.append(self._fed(frame.index, frame.pts, lines, not read, why, now, evidence, peaks))
         return out
+
+    def _read_looking_halfway(self, frame: Frame, strokes: Strokes | None, evidence, rows, spans, found: list, *,
+                              look: bool) -> tuple[Lines, bool, list[Reading]]:  # fmt: skip
+        """:meth:`_read_new` of ``frame``, and where ``look`` and it recognised something, the text state halfway
+        between the last fed frame and it that none of the events ``found`` showed (:meth:`_middle_state`, against
+        the reading and reference from before this read), to be fed before it."""
+        before, ref_frame, ref_index = self.last_lines, self.ref_frame, self.ref_index
+        lines, read = self._read_new(frame, strokes, evidence, rows, spans)
+        if not (look and read):
+            return lines, read, []
+        return lines, read, self._middle_state(frame, found, before, lines, ref_frame, ref_index, rows, spans)
 
     def _middle_state(self, frame: Frame, found: list, before: Lines, lines: Lines, ref: Frame | None,
                       ref_index: int | None, rows, spans) -> list[Reading]:  # fmt: skip
