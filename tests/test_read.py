@@ -1270,7 +1270,7 @@ def test_a_boundary_a_level_step_or_a_burst_placed_is_checked_by_looks_and_sough
 
     def checked(at: int, how: str, *, on: bool = True, up: bool = True) -> tuple[int, list]:
         h = Harness({}, {}, {}, crops=crops)
-        h.reader.VERIFY_PLACED, h.reader._how = on, how
+        h.reader.VERIFY_PLACED, h.reader._how, h.reader.HALF_CHECKS = on, how, False
         return h.reader._checked(0, 12, at, box, up=up), h.fetched
 
     assert checked(10, "level")[0] == 7 and checked(4, "burst")[0] == 7  # late and early: sought
@@ -1293,7 +1293,7 @@ def test_a_boundary_placed_in_doubt_is_checked_by_looks_by_default():
     def checked(at: int, how: str, doubt: bool = False, *, on: bool = True) -> tuple[int, list]:
         h = Harness({}, {}, {}, crops=crops)
         assert not h.reader.VERIFY_PLACED
-        h.reader.VERIFY_DOUBT, h.reader._how, h.reader._doubt = on, how, doubt
+        h.reader.VERIFY_DOUBT, h.reader._how, h.reader._doubt, h.reader.HALF_CHECKS = on, how, doubt, False
         return h.reader._checked(0, 12, at, box, up=True), h.fetched
 
     assert checked(10, "burst")[0] == 7 and checked(4, "level", True)[0] == 7  # in doubt: sought
@@ -1324,3 +1324,79 @@ def test_a_text_replaced_where_no_event_came_before_a_state_between_samples_is_l
     assert out[0].ref_index == 0 and h.fetched[:2] == [11, 5]
     h, out = harness(False)
     assert [(r.index, r.why) for r in out][0] == (11, "between") and 5 not in h.fetched
+
+
+def faded_crop(opacity: float, *, seed: int, width: int = 244, height: int = 34) -> np.ndarray:
+    """A line box where a white text with a black outline shows at ``opacity`` over a bright, busy picture that
+    differs with ``seed`` (it moves), blended as libass blends a fading event."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    x = np.arange(width)[None, :] + 9 * seed
+    picture = 150 + 60 * np.sin(x / 5.0) + rng.integers(-20, 20, (height, width))
+    glyph = np.zeros((height, width), np.uint8)
+    cv2.putText(glyph, "Fading in", (6, height - 9), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 255, 2, cv2.LINE_AA)
+    outline = cv2.dilate(glyph, np.ones((5, 5), np.uint8))
+    text = np.where(glyph > 127, 235.0, 20.0)
+    cover = opacity * (outline > 127)
+    return np.clip(cover * text + (1 - cover) * picture, 0, 255).astype(np.uint8)
+
+
+def test_a_fade_is_placed_where_its_glyphs_stand_out_half_as_much_as_where_it_shows():
+    """The text's contrast against its own edges grows with its opacity over a moving picture: the frame found is
+    the first at least half opaque (fading in), the first less than half (fading out)."""
+    from flowocr.read.pixel import half_opaque, text_contrast, text_masks
+
+    opacity = {k: min(1.0, max(0.0, (k - 9) / 10)) for k in range(30)}  # 0 up to 9, then 0.1 a frame: 14 is half
+    crops = {k: faded_crop(a, seed=k) for k, a in opacity.items()}
+    masks = text_masks(crops[25])
+    assert masks is not None and text_masks(np.full((34, 244), 90, np.uint8)) is None  # a flat box: none
+    contrasts = [(k, text_contrast(crops[k], masks)) for k in sorted(crops)]
+    shown, hidden = contrasts[-1][1], contrasts[0][1]
+    assert shown - hidden > 100
+    assert half_opaque(contrasts, up=True, half=0.45, shown=shown, hidden=hidden) == (14, 0)
+    down = [(k, c) for k, (_, c) in zip(range(30), reversed(contrasts))]  # the same fade out: 16 is the first under
+    assert half_opaque(down, up=False, half=0.45, shown=shown, hidden=hidden) == (16, 0)
+    assert half_opaque(contrasts[:5], up=True, half=0.45, shown=shown, hidden=hidden) is None  # never half
+
+
+def test_a_fade_the_detector_placed_is_placed_again_by_looks_over_the_frames_around_it():
+    """LOOK_FADES: a start a fade's run of grey-level change placed (a frame early: the picture moved too) is placed
+    again on the first frame its box shows the text at least half opaque, over the fed frames around it and its run;
+    kept where the looks cannot tell (too little contrast), or with the switch off."""
+    from flowocr.read.events import Fade
+
+    opacity = {k: min(1.0, max(0.0, (k - 9) / 10)) for k in range(40)}
+    crops = {k: faded_crop(a, seed=k) for k, a in opacity.items()}
+    box = (200.0, 300.0, 440.0, 330.0)
+
+    def placed(at: int, *, on: bool = True, up: bool = True, faint: bool = False):
+        h = Harness({}, {}, {}, crops={k: (np.full_like(c, 120) if faint else c) for k, c in crops.items()})
+        h.reader.LOOK_FADES, h.reader._how, h.reader._fade = on, "fade", Fade(at, at - 3, at + 3)
+        return h.reader._checked(6, 24, at, box, up=up), sorted(set(h.fetched))
+
+    found, fetched = placed(12)
+    assert found == 14 and fetched == list(range(3, 28))  # the fed frames 6 and 24 and three frames beyond
+    assert placed(12, on=False) == (12, []) and placed(12, faint=True)[0] == 12
+    crops.update({k: faded_crop(1 - a, seed=k) for k, a in opacity.items()})  # fading out: 15 is the first under half
+    assert placed(17, up=False)[0] == 15
+
+
+def test_a_boundary_checked_by_looks_is_placed_half_opaque_where_the_looks_see_a_fade():
+    """HALF_CHECKS: a start a burst placed (checked by looks, VERIFY_DOUBT) on a frame where the text's box shows it
+    part of the way, fading in over several frames, is placed on its first frame at least half opaque, not where its
+    stroke pixels show; one placed after the fade, and a cut (no frame part of the way), are left to the stroke
+    pixels' looks."""
+    opacity = {k: min(1.0, max(0.0, (k - 9) / 10)) for k in range(40)}
+    fade = {k: faded_crop(a, seed=k) for k, a in opacity.items()}
+    cut = {k: faded_crop(float(k >= 14), seed=k) for k in range(40)}
+    box = (200.0, 300.0, 440.0, 330.0)
+
+    def checked(crops, at: int, *, on: bool = True) -> int:
+        h = Harness({}, {}, {}, crops=crops)
+        h.reader.HALF_CHECKS, h.reader._how = on, "burst"
+        return h.reader._checked(6, 24, at, box, up=True)
+
+    assert checked(fade, 12) == 14 and checked(fade, 17) == 14  # placed inside the fade: half opaque
+    assert checked(fade, 17, on=False) == checked(fade, 21) == 16  # the stroke pixels' looks (after it: no part way)
+    assert checked(cut, 20) == 14 and checked(cut, 20, on=False) == 14

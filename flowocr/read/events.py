@@ -389,6 +389,23 @@ FADE_PEAK = 2.5
 
 def faded_at(window: Sequence[FrameChange], region: np.ndarray, at: int, *, up: bool,
              before: Sequence[FrameChange] = (), after: Sequence[FrameChange] = ()) -> int | None:  # fmt: skip
+    """:func:`fade_ramp`'s frame: where a text that faded in or out was half opaque (None where it did not)."""
+    ramp = fade_ramp(window, region, at, up=up, before=before, after=after)
+    return None if ramp is None else ramp.frame
+
+
+@dataclass(frozen=True)
+class Fade:
+    """A fade found by :func:`fade_ramp`: the frame where the text was half opaque, and the first and last frames
+    of its run of moving grey levels."""
+
+    frame: int
+    first: int
+    last: int
+
+
+def fade_ramp(window: Sequence[FrameChange], region: np.ndarray, at: int, *, up: bool,
+              before: Sequence[FrameChange] = (), after: Sequence[FrameChange] = ()) -> Fade | None:  # fmt: skip
     """Where a text whose cells are ``region``, placed at frame ``at`` of the window by its stable edges, reached half
     its opacity (``up``: its first frame at least half opaque; else the first frame less than half opaque), when it
     faded there; None when it did not, or when the fade reaches past the frames seen (only part of it is seen).
@@ -397,7 +414,7 @@ def faded_at(window: Sequence[FrameChange], region: np.ndarray, at: int, *, up: 
     of ``before`` and ``after`` (the detector's changes just outside the window, as :func:`events` is given them)
     count too, and the frame found may lie among them. A linear fade moves the text's grey levels by the same amount
     on each frame of the fade, so the share of their movement done by a frame is its alpha there: the frame where
-    half the run's movement is done."""
+    half the run's movement is done (with the run's first and last frames)."""
     frames = [*before, *window, *after]
     indices = [c.index for c in frames]
     if not region.any() or at not in indices:
@@ -428,8 +445,8 @@ FADE_AGAIN_STILL = True
 
 
 def _fade_run(diff: np.ndarray, stable: np.ndarray, k: int, indices: Sequence[int], *, up: bool, cells: int,
-              base: float, still: bool = False) -> int | None:  # fmt: skip
-    """:func:`faded_at` over the movement (``diff``) and stable edges (``stable``) of a text's ``cells`` cells on the
+              base: float, still: bool = False) -> Fade | None:  # fmt: skip
+    """:func:`fade_ramp` over the movement (``diff``) and stable edges (``stable``) of a text's ``cells`` cells on the
     frames seen (``indices``), placed on the ``k``-th by its edges: its run of frames that move more than
     ``EXCESS_OVER_MEDIAN`` times ``base`` plus the floor, its checks, and the frame where half its movement is done
     (``still``: only where the frames around the run move less than the floor)."""
@@ -461,7 +478,8 @@ def _fade_run(diff: np.ndarray, stable: np.ndarray, k: int, indices: Sequence[in
         return None  # a cut inside a run of the picture's own movement
     done = np.cumsum(mass)
     # a start is the first frame at least half opaque, an end the first one less than half opaque
-    return indices[lo + int(np.searchsorted(done, done[-1] / 2, side="left" if up else "right"))]
+    half = indices[lo + int(np.searchsorted(done, done[-1] / 2, side="left" if up else "right"))]
+    return Fade(half, indices[lo], indices[hi])
 
 
 def appeared_at(window: Sequence[FrameChange], region: np.ndarray) -> int | None:

@@ -118,6 +118,63 @@ LINE_BRIGHT, LINE_DARK = 0.7, 0.35
 LINE_MIN_SPAN = 24
 
 
+def text_masks(shown: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """A text's glyph and edge pixels in a box where it shows at full opacity (``shown``, grey levels at full size):
+    its stroke pixels by the line's own levels (as :func:`line_change` finds them), and the pixels at most
+    ``LINE_DARK`` of the way up within two pixels of them (the outline, or the picture right beside an unoutlined
+    glyph); None where the box has too little contrast or too few of either."""
+    import cv2
+
+    lo, hi = (float(v) for v in np.percentile(shown, LINE_LEVELS))
+    if hi - lo < LINE_MIN_SPAN:
+        return None
+    dark = lo + LINE_DARK * (hi - lo)
+    grey = np.clip(np.rint(shown), 0, 255).astype(np.uint8)
+    glyph = full_strokes(grey, bright=round(lo + LINE_BRIGHT * (hi - lo)), dark=round(dark)).mask
+    edge = cv2.dilate(glyph.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool) & (shown <= dark)
+    if glyph.sum() < FADE_MASK_MIN or edge.sum() < FADE_MASK_MIN:
+        return None
+    return glyph, edge
+
+
+#: :func:`text_masks`: each of the two masks needs this many pixels.
+FADE_MASK_MIN = 20
+
+
+def text_contrast(grey: np.ndarray, masks: tuple[np.ndarray, np.ndarray]) -> float:
+    """How far a text's glyphs stand out from their edges in ``grey`` (its box on one frame): the mean level of the
+    glyph pixels less that of the edge pixels (:func:`text_masks`). A fading text mixes with the picture behind it
+    in proportion to its opacity on both masks alike, so this grows with the opacity in proportion, whatever the
+    picture does (the two masks lie within two pixels of each other: the picture behind them is about the same)."""
+    glyph, edge = masks
+    return float(grey[glyph].mean()) - float(grey[edge].mean())
+
+
+def half_opaque(contrasts: Sequence[tuple[int, float]], *, up: bool, half: float,
+                shown: float, hidden: float) -> tuple[int, int] | None:  # fmt: skip
+    """Where a text that faded in (``up``) or out was half opaque, from its :func:`text_contrast` on consecutive
+    frames (``contrasts``, (frame, contrast) in order) and its contrast where it shows (``shown``) and where it does
+    not (``hidden``): its opacity on a frame is its contrast's share of the way from ``hidden`` to ``shown``; the
+    frame found is the first at least ``half`` opaque (fading in) or less (fading out), chosen where the fewest
+    frames disagree (a frame before it that is, or one from it on that is not); with that number. None where every
+    frame, or none, is."""
+    if shown <= hidden:
+        return None
+    opacity = [(c - hidden) / (shown - hidden) for _, c in contrasts]
+    above = [a >= half for a in opacity]
+    if all(above) or not any(above):
+        return None
+    best: tuple[int, int] | None = None
+    for i in range(1, len(above)):
+        after = above[i:] if up else [not a for a in above[i:]]
+        wrong = sum(not a for a in after) + sum(a for a in (above[:i] if up else [not a for a in above[:i]]))
+        if best is None or wrong < best[1]:
+            best = (i, wrong)
+    if best is None:
+        return None
+    return contrasts[best[0]][0], best[1]
+
+
 class LineLook(NamedTuple):
     """A line looked at again at full size (:func:`line_change`): the stroke pixels of its box in the reference,
     and of those of the frame tested, how many appeared (not near one of the reference's) and vanished (the
