@@ -164,15 +164,9 @@ def half_opaque(contrasts: Sequence[tuple[int, float]], *, up: bool, half: float
     above = [a >= half for a in opacity]
     if all(above) or not any(above):
         return None
-    best: tuple[int, int] | None = None
-    for i in range(1, len(above)):
-        after = above[i:] if up else [not a for a in above[i:]]
-        wrong = sum(not a for a in after) + sum(a for a in (above[:i] if up else [not a for a in above[:i]]))
-        if best is None or wrong < best[1]:
-            best = (i, wrong)
-    if best is None:
-        return None
-    return contrasts[best[0]][0], best[1]
+    on = above if up else [not a for a in above]  # whether each frame is on the far side of the boundary
+    best = min(range(1, len(on)), key=lambda i: (sum(on[:i]) + sum(not a for a in on[i:]), i))
+    return contrasts[best][0], sum(on[:best]) + sum(not a for a in on[best:])
 
 
 class LineLook(NamedTuple):

@@ -229,18 +229,17 @@ class ChangeReader:
     VERIFY_HOW = ("burst", "level")
     BISECT_MOVED = 0.5
     # A fade the detector's changes found (PLACE_FADES) is placed again by looks at full size (:meth:`_fade_looked`):
-    # the text's box on every frame of its run and FADE_PAD frames (at least half the run) on each side, decoded in one
-    # pass; the contrast of its glyphs against their edges (:func:`~flowocr.read.pixel.text_contrast`, masks from
-    # where it shows at full opacity) grows with its opacity whatever the picture behind does, and the frame where it
-    # reaches FADE_HALF of the way from where it is hidden to where it shows is its start (the first less: its end).
-    # Kept where the text's contrast there is under FADE_CONTRAST levels, or more than FADE_WRONG of the frames
-    # disagree with the frame found. The frames looked at run from the fed frame before the boundary to the one after
-    # it (and over the run, where it reaches past them): the detector's run misses the faint ends of a fade over a
-    # moving picture (a 500 ms fade at 30 fps found as 3 frames). Faded boundaries the run placed, within 0/1/2
-    # frames: dev seed 13 0.83/1.00/1.00 -> 0.77/0.97/1.00 (30), 11 0.47/0.58/0.79 -> 0.47/1.00/1.00 (19), 17
-    # 0.55/0.86/0.95 -> 0.71/0.90/0.95 (22). FADE_HALF 0.5: 13 0.60/1.00/1.00, 11 0.47/0.95/0.95 (the contrast of a
-    # fading line does not fall quite in proportion: libass's outline); the run and three frames on each side only:
-    # worse on 13 (the ends of the frames looked at inside the fade).
+    # the text's box on every frame from the fed frame before it to the one after it (and its run, where that reaches
+    # past them) and FADE_PAD frames on each side, decoded in one pass. The contrast of its glyphs against their edges
+    # (:func:`~flowocr.read.pixel.text_contrast`, masks from where it shows at full opacity) grows with its opacity
+    # whatever the picture behind does; the first frame FADE_HALF of the way from where it is hidden to where it shows
+    # is its start (the first less, its end). Kept where the contrast there is under FADE_CONTRAST levels, or more than
+    # FADE_WRONG of the frames disagree with the frame found. The fed frames bound the frames looked at, not the run
+    # alone: the detector's run misses the faint ends of a fade over a moving picture (a 500 ms fade at 30 fps found as
+    # 3 frames). Faded boundaries the run placed, within 0/1/2 frames: dev seed 13 0.83/1.00/1.00 -> 0.77/0.97/1.00
+    # (30), 11 0.47/0.58/0.79 -> 0.47/1.00/1.00 (19), 17 0.55/0.86/0.95 -> 0.71/0.90/0.95 (22). FADE_HALF 0.5: 13
+    # 0.60/1.00/1.00, 11 0.47/0.95/0.95 (the contrast of a fading outlined line falls a little faster than its
+    # opacity); the run and three frames on each side only: worse on 13 (the ends looked at inside the fade).
     LOOK_FADES = True
     FADE_PAD = 3
     FADE_HALF = 0.45
@@ -248,7 +247,7 @@ class ChangeReader:
     FADE_WRONG = 0.2
     # A boundary checked by looks (VERIFY_DOUBT) whose box shows the text part of the way on the frame it was placed
     # on or the one before (:meth:`_midway`) is placed so too, over the fed frames around it, where the looks see a
-    # fade there (at least FADE_RAMP frames part of the way between hidden and shown: a cut has none or one); else as
+    # fade there (at least FADE_RAMP frames PART_WAY between hidden and shown: a cut has none or one); else as
     # before, by the stroke pixels that moved. Both (with LOOK_FADES), all boundaries within 0/1/2 frames: dev seed 13
     # 0.941/0.976/0.980 -> 0.941/0.976/0.983, 11 0.931/0.953/0.971 -> 0.934/0.967/0.976, 17 0.907/0.946/0.958 ->
     # 0.914/0.948/0.959, nothing else changed; frames looked at per cue 1.93 -> 4.14, 1.69 -> 3.75, 1.76 -> 3.78.
@@ -257,6 +256,7 @@ class ChangeReader:
     # without a fade 0.98/0.99/0.99 -> 0.97/0.98/0.98), and twice the frames looked at.
     HALF_CHECKS = True
     FADE_RAMP = 2
+    PART_WAY = (0.15, 0.85)
     # The level change of a cue's stable edges is fitted with the CONTEXT frames after the window for a start (before
     # it for an end), and kept only inside the window: a cue first read on the frame it came on (a replacement read
     # on the sample that shows it) has no frame of its own level in the window, and its best up-fit was a stray step
@@ -1243,8 +1243,8 @@ class ChangeReader:
     def _midway(self, greys: dict, read: int, other: int, frames) -> bool:
         """Whether the box of a text read on frame ``read`` and absent from frame ``other`` (their grey levels in
         ``greys``) shows it part of the way on one of ``frames``: its glyphs' contrast against their edges
-        (:func:`~flowocr.read.pixel.text_contrast`) between 0.15 and 0.85 of the way from ``other``'s to ``read``'s
-        (a fade, or a frame blended by the codec)."""
+        (:func:`~flowocr.read.pixel.text_contrast`) ``PART_WAY`` from ``other``'s to ``read``'s (a fade, or a frame
+        blended by the codec)."""
         from flowocr.read.pixel import text_contrast, text_masks
 
         a, b = greys.get(read), greys.get(other)
@@ -1257,7 +1257,12 @@ class ChangeReader:
         if shown - gone < self.FADE_CONTRAST:
             return False
         seen = [g for g in (greys.get(k) for k in frames) if g is not None and g.shape == a.shape]
-        return any(0.15 < (text_contrast(g, masks) - gone) / (shown - gone) < 0.85 for g in seen)
+        return any(self._part_way(text_contrast(g, masks), gone, shown) for g in seen)
+
+    def _part_way(self, contrast: float, gone: float, shown: float) -> bool:
+        """Whether a text's contrast lies ``PART_WAY`` from ``gone`` (hidden) to ``shown``."""
+        low, high = self.PART_WAY
+        return low < (contrast - gone) / (shown - gone) < high
 
     def _fade_looked(self, fade: Fade, lo: int, hi: int, box, *, up: bool) -> int:
         """The frame where a text with ``box`` that faded in (``up``) or out over the run of ``fade``, between fed
@@ -1273,7 +1278,7 @@ class ChangeReader:
         three of them (the first three for an end), where it is hidden the first three (the last three);
         :func:`~flowocr.read.pixel.half_opaque` of their :func:`~flowocr.read.pixel.text_contrast`. None where the
         looks cannot tell (too little contrast, ``FADE_CONTRAST``; more than ``FADE_WRONG`` of the frames disagree),
-        or see fewer than ``ramp`` frames between 0.15 and 0.85 of the way (no fade)."""
+        or see fewer than ``ramp`` frames ``PART_WAY`` (no fade)."""
         from flowocr.read.pixel import half_opaque, text_contrast, text_masks
 
         pad = self.FADE_PAD
@@ -1291,7 +1296,7 @@ class ChangeReader:
         gone = float(np.median([level[k] for k, _ in hidden]))
         if shown - gone < self.FADE_CONTRAST:
             return None
-        if ramp and sum(0.15 < (c - gone) / (shown - gone) < 0.85 for _, c in contrasts) < ramp:
+        if ramp and sum(self._part_way(c, gone, shown) for _, c in contrasts) < ramp:
             return None
         found = half_opaque(contrasts, up=up, half=self.FADE_HALF, shown=shown, hidden=gone)
         if found is None or found[1] > self.FADE_WRONG * len(frames):
