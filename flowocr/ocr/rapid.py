@@ -677,8 +677,7 @@ class RapidOcrEngine(OcrEngine):
         scores: list[float] = []
         if crops:
             t0, cpu = time.perf_counter(), time.thread_time()
-            recognised = self._recognise(crops)
-            texts, scores = [full_width_after_cjk(t.strip()) for t in recognised.texts], list(recognised.scores)
+            texts, scores = self._read_crops(crops)
             sources = [images[n] for n, _ in flat]
             if shown is not None:
                 least = self.options.text_score
@@ -731,12 +730,11 @@ class RapidOcrEngine(OcrEngine):
             if not pending:
                 break
             boxes = [grown_right(box, by, sources[k].shape[1]) for k, _, box in pending]
-            again = self._recognise([crop_box(sources[k], box, min_height=self._recognise.input_height)
-                                     for (k, _, _), box in zip(pending, boxes)])  # fmt: skip
+            again = self._read_crops([crop_box(sources[k], box, min_height=self._recognise.input_height)
+                                      for (k, _, _), box in zip(pending, boxes)])  # fmt: skip
             left = []
-            for (k, n, box), grown, text, score in zip(pending, boxes, again.texts, again.scores):
-                sure = score >= self.options.text_score
-                kept = with_tail(texts[k], full_width_after_cjk(text.strip())) if sure else ""
+            for (k, n, box), grown, text, score in zip(pending, boxes, *again):
+                kept = with_tail(texts[k], text) if score >= self.options.text_score else ""
                 if kept and kept != texts[k]:
                     texts[k] = kept
                     done.append((k, grown))
@@ -798,13 +796,17 @@ class RapidOcrEngine(OcrEngine):
                   and not any(_centre_in(b, other) for other in others)]  # fmt: skip
         if len(inside) < 2:
             return []  # the same box again, or nothing: it reads as it did
-        again = self._recognise([crop_box(image, b, min_height=self._recognise.input_height) for b in inside])
-        texts = [full_width_after_cjk(text.strip()) for text in again.texts]
-        scores = list(again.scores)
+        texts, scores = self._read_crops([crop_box(image, b, min_height=self._recognise.input_height) for b in inside])
         if self.options.rec_tail > 0:
             self._read_tails([(0, b) for b in inside], [image] * len(inside), texts, scores)
         lines = (self._line(text, score, b) for b, text, score in zip(inside, texts, scores))
         return [line for line in lines if line is not None]
+
+    def _read_crops(self, crops: Sequence[np.ndarray]) -> tuple[list[str], list[float]]:
+        """The recogniser's texts (stripped, half-width marks after CJK letters made full-width) and scores for
+        ``crops``."""
+        recognised = self._recognise(crops)
+        return [full_width_after_cjk(t.strip()) for t in recognised.texts], list(recognised.scores)
 
     def _line(self, text: str, score: float, box: np.ndarray) -> TextLine | None:
         """The line read as ``text`` at ``score`` in ``box`` (4 points), kept when not empty and read at least
