@@ -411,8 +411,17 @@ def test_a_read_recognises_only_the_boxes_that_are_not_last_lines_seen_unchanged
     assert [(r.why, r.reused) for r in out] == [("elsewhere", False)]
     assert h.known == [(), text] and [ln.text for ln in out[0].lines] == ["Hello there", "A sign"]
     assert [i for i, _ in h.probes] == [12]  # the probe's boxes serve the read too
-    h, out = harness((), still)  # nothing found: empty, without OCR
+    gone = {0: still[0], 12: line_crop("", seed=2)}
+    h, out = harness((), gone)  # nothing found, the line gone at full size: empty, without OCR
     assert [(r.why, r.reused, r.lines) for r in out] == [("elsewhere", True, ())] and len(h.calls) == 1
+    h, out = harness((), still)  # nothing found, but the line there unchanged at full size: kept (KEEP_UNFOUND)
+    assert [(r.why, r.reused, r.lines) for r in out] == [("elsewhere", True, text)] and len(h.calls) == 1
+    ChangeReader.KEEP_UNFOUND = False
+    try:
+        h, out = harness((), still)
+        assert [(r.why, r.reused, r.lines) for r in out] == [("elsewhere", True, ())]
+    finally:
+        ChangeReader.KEEP_UNFOUND = True
     replaced = {0: still[0], 12: line_crop("Hello world", seed=2)}
     h, out = harness(((201.0, 299.0, 441.0, 331.0), sign), replaced)  # the line changed in its box: all read
     assert h.known == [(), ()] and out[0].lines[0].text == "Hel1o there"
@@ -444,6 +453,39 @@ def test_a_read_recognises_only_the_boxes_that_are_not_last_lines_seen_unchanged
         assert h.known == [(), ()] and out[0].lines[0].text == "Hel1o there"
     finally:
         ChangeReader.READ_NEW_ONLY = True
+
+
+def test_a_last_line_found_only_in_part_keeps_its_reading_where_it_is_seen_unchanged():
+    text = (line("Hello there"),)
+    maps = {0: stroke_map((200, 300, 440, 330)), 12: stroke_map((200, 300, 440, 330))}
+    changes = lines_scene(range(1, 16), (-10, 99, ROW), (7, 99, slice(1, 3)))  # an event in other rows
+    sign = (250.0, 40.0, 380.0, 70.0)
+    cut = TextLine("Hello th", 0.9, ((200.0, 301.0), (340.0, 301.0), (340.0, 330.0), (200.0, 330.0)))
+    still = {0: line_crop("Hello there", seed=1), 12: line_crop("Hello there", seed=2)}
+
+    def harness(boxes, crops):
+        # read again, the line would come out cut short: that it keeps its reading shows it was not recognised
+        h = Harness(maps, {0: text, 12: (cut, line("A sign", 40, 70))}, changes, {12: boxes}, crops)
+        read_by_bands(h, 0)
+        return h, h.read(12)
+
+    # OCR's detector cut the line short, or in two: the line found in part, unchanged at full size, is kept
+    for parts in [((200.0, 301.0, 340.0, 330.0),), ((200.0, 301.0, 300.0, 330.0), (310.0, 301.0, 440.0, 330.0))]:
+        h, out = harness((*parts, sign), still)
+        assert h.known == [(), text] and sorted(ln.text for ln in out[0].lines) == ["A sign", "Hello there"], parts
+        h, out = harness(parts, still)  # and with nothing else found, nothing is recognised
+        assert [(r.reused, r.lines) for r in out] == [(True, text)] and len(h.calls) == 1
+    replaced = {0: still[0], 12: line_crop("Hello", seed=2)}
+    h, out = harness(((200.0, 301.0, 340.0, 330.0), sign), replaced)  # a shorter text in its place: read
+    assert h.known == [(), ()] and out[0].lines[0].text == "Hello th"
+    h, out = harness(((180.0, 301.0, 340.0, 330.0), sign), still)  # a box reaching past it: read
+    assert h.known == [(), ()]
+    ChangeReader.KEEP_SHRUNK = False
+    try:
+        h, out = harness(((200.0, 301.0, 340.0, 330.0), sign), still)
+        assert h.known == [(), ()] and out[0].lines[0].text == "Hello th"
+    finally:
+        ChangeReader.KEEP_SHRUNK = True
 
 
 def test_a_box_recognised_to_nothing_found_again_unchanged_is_not_recognised_again_and_is_where_it_changed():
@@ -530,6 +572,30 @@ def test_as_many_new_strokes_as_a_static_text_keeps_are_probed_on_the_first_samp
     assert [r.why for r in h.read(12)] == ["unchanged"] and h.probes == []
 
 
+def test_an_empty_screen_the_stroke_map_sees_unchanged_is_probed_whole_and_read_where_a_box_is_found():
+    hidden = (line("white on grey, no stroke kept"),)  # no stroke pixel on the map, no text event
+    box = (201.0, 299.0, 441.0, 331.0)
+    for boxes, why, calls in [({12: (box,)}, "hidden", [0, 12]), ({12: ()}, "unchanged", [0])]:
+        h = Harness({0: stroke_map(), 12: stroke_map()}, {12: hidden}, lines_scene(range(1, 16)), boxes)
+        read_by_bands(h, 0)
+        out = h.read(12)
+        assert [r.why for r in out] == [why] and [c[0] for c in h.calls] == calls and h.whole_probes == [0, 12]
+        assert out[0].lines == (hidden if why == "hidden" else ())
+    # a box recognised to nothing (texture) found again unchanged at full size is not read again
+    texture = {i: {297: line_crop("Hello there", seed=1)} for i in (12, 24)}
+    h = Harness({0: stroke_map(), 12: stroke_map(), 24: stroke_map()}, {}, lines_scene(range(1, 28)),
+                {12: (box,), 24: (box,)}, texture)  # fmt: skip
+    read_by_bands(h, 0)
+    assert [r.why for r in h.read(12) + h.read(24)] == ["hidden", "unchanged"] and [c[0] for c in h.calls] == [0, 12]
+    ChangeReader.PROBE_EMPTY = False
+    try:
+        h = Harness({0: stroke_map(), 12: stroke_map()}, {12: hidden}, lines_scene(range(1, 16)), {12: (box,)})
+        read_by_bands(h, 0)
+        assert [r.why for r in h.read(12)] == ["unchanged"] and h.whole_probes == [0]
+    finally:
+        ChangeReader.PROBE_EMPTY = True
+
+
 def test_a_few_new_strokes_kept_on_an_empty_screen_with_no_text_event_are_probed_and_read_where_a_box_is_found():
     sign = line("thin outline on grey", 40, 58)
     few = stroke_map((200, 40, 212, 46))  # 8 stroke pixels of a 59 px line whose thin outline barely shows
@@ -539,9 +605,10 @@ def test_a_few_new_strokes_kept_on_an_empty_screen_with_no_text_event_are_probed
         assert [r.why for r in h.read(12)] == ["unchanged"]  # not kept yet: the last sample was the reference
         assert [r.why for r in h.read(24)] == [why] and [c[0] for c in h.calls] == calls
     h = Harness({0: stroke_map(), 12: stroke_map((200, 40, 206, 46)), 24: stroke_map((200, 40, 206, 46))}, {},
-                lines_scene(range(1, 28)), {24: (sign.bounds,)})  # 4 kept: a picture's specks, no probe
+                lines_scene(range(1, 28)), {24: ()})  # 4 kept: a picture's specks, no probe of its bands
     read_by_bands(h, 0)
     assert [r.why for r in h.read(12)] + [r.why for r in h.read(24)] == ["unchanged", "unchanged"] and not h.probes
+    assert h.whole_probes == [0, 12, 24]  # (an empty screen's samples are probed whole: PROBE_EMPTY)
 
 
 def test_an_event_elsewhere_is_probed_for_a_line_the_pixel_test_cannot_see_unless_an_event_touched_it():

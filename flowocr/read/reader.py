@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from flowocr.probe.index import FrameIndex
 
 Lines = tuple["TextLine", ...]
+_WHOLE = ("first", "hidden")  # the reads of the whole area (its lines' boxes coarser than a read of its bands give)
 Log = Callable[[dict[str, Any]], None]
 
 
@@ -385,6 +386,19 @@ class ChangeReader:
     # that line found again, not a new box touching it: a busy band is detected twice (as it is and with its picture
     # blacked out, as a read does it), and each detection finds the line, whole or in part.
     KEEP_PARTS = True
+    # ... and a last line where the probe finds only boxes lying on its box (none the same box: OCR's detector cut
+    # the line short, or in two, over a busy picture), seen unchanged at full size, keeps its reading; before, each
+    # such read recognised the part found ('Mein Bruder wohnt in Mü' for 'Mein Bruder wohnt in München.'), and
+    # reused on the samples after it, the part split the cue.
+    KEEP_SHRUNK = True
+    # ... and one where the probe finds no box at all, seen unchanged at full size, too: OCR's detector misses a line
+    # over a busy picture on some frames, and the line lost for two samples split its cue.
+    KEEP_UNFOUND = True
+    # A sample of an empty screen (no last lines) that the pixel test calls unchanged is probed whole: where OCR's
+    # detector finds a box, it is read whole (``hidden``): white text with a 1 px outline over a mid-grey picture
+    # keeps no stroke pixel on the reduced stroke map, and makes no text event (dev seed 17: a 1.9 s line at 480p
+    # missed).
+    PROBE_EMPTY = True
     # The first frame (read whole) is probed whole first; where the detector finds no box, nothing is recognised and
     # it is fed empty (reused). Dev seeds, quality identical: 19 of seed 13's 30 first frames showed no text; calls
     # per cue 13 1.50 -> 1.45, 11 1.60 -> 1.55 (probes +0.08 each).
@@ -657,6 +671,11 @@ class ChangeReader:
         spans = [(line.bounds[1], line.bounds[3]) for line in self.last_lines]
         if why in ("elsewhere", "news") and self._probe_vouches(frame, now, evidence, unvouched, rows, spans):
             why = "news-probed" if why == "news" and self.NEWS_ASSUMED else "probed"
+        if why == "unchanged" and not self.last_lines and self.PROBE_EMPTY and tools.probe is not None:
+            hidden = self._hidden_text(frame, now)
+            if hidden is not None:
+                out.append(self._fed(frame.index, frame.pts, hidden, False, "hidden", now, evidence, peaks))
+                return out
         if why in ("unchanged", "probed", "news-probed"):
             out.append(self._fed(frame.index, frame.pts, self.last_lines, True, why, now, evidence, peaks))
             return out
@@ -754,6 +773,8 @@ class ChangeReader:
 
             lines = tuple(line for line in lines if not self._on_kept(line.bounds, kept) or any(
                 line.text == k.text and box_iou(line.bounds, k.bounds) >= self.PROBE_IOU for k in kept))  # fmt: skip
+            # a line kept where the probe found it only in part (KEEP_SHRUNK) is no box the engine knows: added
+            lines += tuple(k for k in kept if k not in lines)
         if boxes is not None:  # the probe's boxes that no line read came from, the blanks found again among them
             from flowocr.ocr.types import box_intersection
 
@@ -809,14 +830,21 @@ class ChangeReader:
         from flowocr.ocr.types import box_intersection, box_iou, outgrows
 
         rest, kept = list(boxes), []
-        if self.last_read == "first" or evidence is None or not evidence.comparable:
-            return ("first" if self.last_read == "first" else "incomparable"), kept, rest
+        if self.last_read in _WHOLE or evidence is None or not evidence.comparable:
+            return ("first" if self.last_read in _WHOLE else "incomparable"), kept, rest
         for line in self.last_lines:
             match = next((b for b in rest if box_iou(b, line.bounds) >= self.PROBE_IOU), None)
             if match is None:
-                if any(box_intersection(b, line.bounds) > 0 for b in boxes):
+                parts = [b for b in boxes if box_intersection(b, line.bounds) > 0]
+                if not parts:
+                    if self._found_unseen(line, frame):
+                        kept.append(line)
+                    continue  # gone, or still there where OCR's detector missed it (KEEP_UNFOUND)
+                if not self._found_shrunk(line, parts, frame):
                     return "resized", kept, rest  # a box of another size where it was: replaced, or grown over it
-                continue  # gone
+                rest = [b for b in rest if b not in parts]
+                kept.append(line)
+                continue
             if line.score < self.PROBE_MIN_SCORE:
                 return "unsure", kept, rest
             if outgrows(match, line.bounds, self.KEEP_GROWN):
@@ -830,6 +858,22 @@ class ChangeReader:
         if any(box_intersection(b, line.bounds) > 0 for b in rest for line in self.last_lines):
             return "touched", kept, rest
         return None, kept, rest
+
+    def _found_shrunk(self, line: TextLine, parts: list, frame: Frame) -> bool:
+        """Whether the boxes ``parts`` that touch the box of ``line`` (none the same box) are that line found in
+        part (``KEEP_SHRUNK``): each lies on its box, reaching past it by no more than ``KEEP_GROWN`` of its height,
+        the line was read sure enough (``PROBE_MIN_SCORE``) and it is seen unchanged at full size
+        (:meth:`_line_same`)."""
+        from flowocr.ocr.types import outgrows
+
+        if not self.KEEP_SHRUNK or line.score < self.PROBE_MIN_SCORE:
+            return False
+        return all(not outgrows(b, line.bounds, self.KEEP_GROWN) for b in parts) and self._line_same(line, frame)
+
+    def _found_unseen(self, line: TextLine, frame: Frame) -> bool:
+        """Whether ``line``, where the probe finds no box on its box, is still there (``KEEP_UNFOUND``): read sure
+        enough (``PROBE_MIN_SCORE``) and seen unchanged at full size (:meth:`_line_same`)."""
+        return self.KEEP_UNFOUND and line.score >= self.PROBE_MIN_SCORE and self._line_same(line, frame)
 
     def _on_kept(self, box, kept: Lines) -> bool:
         """Whether ``box`` lies on the box of a line of ``kept``, reaching past it by no more than ``KEEP_GROWN`` of
@@ -898,6 +942,29 @@ class ChangeReader:
                 self.looked.append(list(self._looks[key]))
         return self._looks[key]
 
+    def _hidden_text(self, frame: Frame, now: Strokes | None) -> Lines | None:
+        """On an empty screen the pixel test calls unchanged, a text its stroke map cannot see (``PROBE_EMPTY``): the
+        whole area probed, and read whole where OCR's detector finds a box that is not one the last read of the
+        whole area recognised to nothing, seen unchanged at full size (``KEEP_BLANKS``); the reading, or None where
+        nothing was found."""
+        from flowocr.ocr.types import box_intersection
+
+        tools = self.tools
+        self.probe_found = -1
+        boxes = tools.probe(frame.image, now, whole=True)
+        if boxes is None:
+            return None  # an engine that cannot detect alone: no such look
+        self.probe_found = len(boxes)
+        boxes = [b for b in boxes if b not in self._blanks_found(list(boxes), frame)]
+        if not boxes:
+            return None
+        self._refer(now, frame)
+        lines = tools.ocr(frame.image, now, whole=True)
+        # the boxes recognised to nothing are not read again while they hold still there
+        self.blanks = (frame.index, tuple(b for b in boxes if not any(box_intersection(b, ln.bounds) > 0
+                                                                     for ln in lines)))  # fmt: skip
+        return lines
+
     def _refer(self, strokes: Strokes | None, frame: Frame) -> None:
         """The pixel test compares with ``frame`` (its stroke map ``strokes``) from now on."""
         self.ref, self.ref_index, self.ref_frame = strokes, frame.index, frame
@@ -914,7 +981,7 @@ class ChangeReader:
             return False
         refused = (
             "unvouched" if unvouched
-            else "first" if self.last_read == "first"  # a reading of the whole area, coarser than of its bands
+            else "first" if self.last_read in _WHOLE  # a reading of the whole area, coarser than of its bands
             else "unsure" if any(line.score < self.PROBE_MIN_SCORE for line in self.last_lines)  # read it again
             else "unseen" if not self.PROBE_UNSEEN and not all(test.sees_line(evidence, k)
                                                                 for k in range(len(self.last_lines)))
