@@ -249,7 +249,16 @@ def _stop_on_signals() -> None:
         request_stop(error)
         raise error
 
+    default_hook = sys.unraisablehook
+
+    def quiet_stops(unraisable) -> None:
+        # a stop raised where Python drops exceptions (a weakref or GC callback) is recorded by request_stop and
+        # stops the run at its next frame: not printed as "Exception ignored in ... Traceback" before the one line
+        if not isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
+            default_hook(unraisable)
+
     if threading.current_thread() is threading.main_thread():
+        sys.unraisablehook = quiet_stops
         signal.signal(signal.SIGTERM, on_sigterm)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where the parent ignores Ctrl-C
             signal.signal(signal.SIGINT, on_sigint)
