@@ -397,8 +397,11 @@ class ChangeReader:
     # A sample of an empty screen (no last lines) that the pixel test calls unchanged is probed whole: where OCR's
     # detector finds a box, it is read whole (``hidden``): white text with a 1 px outline over a mid-grey picture
     # keeps no stroke pixel on the reduced stroke map, and makes no text event (dev seed 17: a 1.9 s line at 480p
-    # missed).
-    PROBE_EMPTY = True
+    # missed). Dev seed 17, with KEEP_SHRUNK and KEEP_UNFOUND: exact 0.912 -> 0.926, CER 0.0279 -> 0.0215, missed
+    # >= 0.5 s 4 -> 1 of 299, short 9 -> 7 of 48, within 0/1/2 frames 0.923/0.957/0.968 -> 0.927/0.960/0.971, OCR
+    # calls per cue 1.51 -> 1.58. Off: a probe of a whole frame is a detection of all of it (0.24 CPU s on an 800p
+    # frame), on every such sample; a real run of an 800p video with many empty samples took 1.61 times the CPU.
+    PROBE_EMPTY = False
     # The first frame (read whole) is probed whole first; where the detector finds no box, nothing is recognised and
     # it is fed empty (reused). Dev seeds, quality identical: 19 of seed 13's 30 first frames showed no text; calls
     # per cue 13 1.50 -> 1.45, 11 1.60 -> 1.55 (probes +0.08 each).
