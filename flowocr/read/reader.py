@@ -562,7 +562,9 @@ class ChangeReader:
           strokes: thin outlines, light text on a light picture);
         - ``unchanged``: the last reading is reused;
         - ``middle``: a read that replaced a text by another where nothing was read between the samples looks
-          halfway for a third text no event showed, and reads it there (``MIDDLE_STATE``, :meth:`_middle_state`).
+          halfway for a third text no event showed, and reads it there (``MIDDLE_STATE``, :meth:`_middle_state`);
+        - ``hidden``: an empty screen called ``unchanged``, probed whole, where OCR's detector finds a box
+          (``PROBE_EMPTY``, off by default: :meth:`_hidden_text`): read whole.
 
         A line the reduced stroke map sees change, or cannot see where a text event touched it, is looked at again
         in its box at full size with levels of its own (``LOOK_AGAIN``, :meth:`_line_same`): when its strokes there
@@ -572,7 +574,9 @@ class ChangeReader:
         Every read of a sample or of a state between samples (not the first frame's, a blip's or a short state's)
         is a probe first (``READ_NEW_ONLY``, :meth:`_read_new`): the last lines whose boxes it finds, seen unchanged
         at full size, keep their reading, and OCR recognises only the other boxes; where there are none (the text
-        vanished, or only a picture moved), nothing is recognised and the reading is fed as reused.
+        vanished, or only a picture moved), nothing is recognised and the reading is fed as reused. A last line the
+        probe finds only in part, or not at all, keeps its reading too where it is seen unchanged at full size
+        (``KEEP_SHRUNK``, ``KEEP_UNFOUND``: OCR's detector cuts a line short or misses it over a busy picture).
         """
         if frame.index <= self.after:
             return []
@@ -776,7 +780,8 @@ class ChangeReader:
 
             lines = tuple(line for line in lines if not self._on_kept(line.bounds, kept) or any(
                 line.text == k.text and box_iou(line.bounds, k.bounds) >= self.PROBE_IOU for k in kept))  # fmt: skip
-            # a line kept where the probe found it only in part (KEEP_SHRUNK) is no box the engine knows: added
+            # a line kept where the probe found it only in part or not at all (KEEP_SHRUNK, KEEP_UNFOUND) is no box the
+            # engine knows as that line: added
             lines += tuple(k for k in kept if k not in lines)
         if boxes is not None:  # the probe's boxes that no line read came from, the blanks found again among them
             from flowocr.ocr.types import box_intersection
