@@ -784,9 +784,7 @@ class ChangeReader:
             # engine knows as that line: added
             lines += tuple(k for k in kept if k not in lines)
         if boxes is not None:  # the probe's boxes that no line read came from, the blanks found again among them
-            from flowocr.ocr.types import box_intersection
-
-            new = [b for b in boxes if not any(box_intersection(b, ln.bounds) > 0 for ln in lines)]
+            new = _read_to_nothing(boxes, lines)
             self.blanks = (frame.index, tuple(blanks) + tuple(b for b in new if b not in blanks))
         return lines, True
 
@@ -844,12 +842,10 @@ class ChangeReader:
             match = next((b for b in rest if box_iou(b, line.bounds) >= self.PROBE_IOU), None)
             if match is None:
                 parts = [b for b in boxes if box_intersection(b, line.bounds) > 0]
-                if not parts:
-                    if self._found_unseen(line, frame):
-                        kept.append(line)
-                    continue  # gone, or still there where OCR's detector missed it (KEEP_UNFOUND)
-                if not self._found_shrunk(line, parts, frame):
-                    return "resized", kept, rest  # a box of another size where it was: replaced, or grown over it
+                if not self._found_in_part(line, parts, frame):
+                    if parts:
+                        return "resized", kept, rest  # a box of another size where it was: replaced, or grown over it
+                    continue  # gone
                 rest = [b for b in rest if b not in parts]
                 kept.append(line)
                 continue
@@ -867,21 +863,16 @@ class ChangeReader:
             return "touched", kept, rest
         return None, kept, rest
 
-    def _found_shrunk(self, line: TextLine, parts: list, frame: Frame) -> bool:
-        """Whether the boxes ``parts`` that touch the box of ``line`` (none the same box) are that line found in
-        part (``KEEP_SHRUNK``): each lies on its box, reaching past it by no more than ``KEEP_GROWN`` of its height,
-        the line was read sure enough (``PROBE_MIN_SCORE``) and it is seen unchanged at full size
-        (:meth:`_line_same`)."""
+    def _found_in_part(self, line: TextLine, parts: list, frame: Frame) -> bool:
+        """Whether ``line``, whose box the probe did not find again, is still there: the boxes ``parts`` that touch
+        its box (none the same box) each lie on it, reaching past it by no more than ``KEEP_GROWN`` of its height
+        (``KEEP_SHRUNK``; none at all: ``KEEP_UNFOUND``), it was read sure enough (``PROBE_MIN_SCORE``) and it is
+        seen unchanged at full size (:meth:`_line_same`)."""
         from flowocr.ocr.types import outgrows
 
-        if not self.KEEP_SHRUNK or line.score < self.PROBE_MIN_SCORE:
+        if not (self.KEEP_SHRUNK if parts else self.KEEP_UNFOUND) or line.score < self.PROBE_MIN_SCORE:
             return False
         return all(not outgrows(b, line.bounds, self.KEEP_GROWN) for b in parts) and self._line_same(line, frame)
-
-    def _found_unseen(self, line: TextLine, frame: Frame) -> bool:
-        """Whether ``line``, where the probe finds no box on its box, is still there (``KEEP_UNFOUND``): read sure
-        enough (``PROBE_MIN_SCORE``) and seen unchanged at full size (:meth:`_line_same`)."""
-        return self.KEEP_UNFOUND and line.score >= self.PROBE_MIN_SCORE and self._line_same(line, frame)
 
     def _on_kept(self, box, kept: Lines) -> bool:
         """Whether ``box`` lies on the box of a line of ``kept``, reaching past it by no more than ``KEEP_GROWN`` of
@@ -955,8 +946,6 @@ class ChangeReader:
         whole area probed, and read whole where OCR's detector finds a box that is not one the last read of the
         whole area recognised to nothing, seen unchanged at full size (``KEEP_BLANKS``); the reading, or None where
         nothing was found."""
-        from flowocr.ocr.types import box_intersection
-
         tools = self.tools
         self.probe_found = -1
         boxes = tools.probe(frame.image, now, whole=True)
@@ -968,9 +957,7 @@ class ChangeReader:
             return None
         self._refer(now, frame)
         lines = tools.ocr(frame.image, now, whole=True)
-        # the boxes recognised to nothing are not read again while they hold still there
-        self.blanks = (frame.index, tuple(b for b in boxes if not any(box_intersection(b, ln.bounds) > 0
-                                                                     for ln in lines)))  # fmt: skip
+        self.blanks = (frame.index, tuple(_read_to_nothing(boxes, lines)))  # not read again while they hold still
         return lines
 
     def _refer(self, strokes: Strokes | None, frame: Frame) -> None:
@@ -1496,6 +1483,13 @@ def same_boxes(found, known, min_iou: float) -> bool:
     return all(any(box_iou(k, f) >= min_iou for f in found) for k in known) and all(
         any(box_iou(f, k) >= min_iou for k in known) for f in found
     )
+
+
+def _read_to_nothing(boxes, lines: Lines) -> list:
+    """The boxes a probe found that no line read came from (recognised to nothing: texture)."""
+    from flowocr.ocr.types import box_intersection
+
+    return [b for b in boxes if not any(box_intersection(b, ln.bounds) > 0 for ln in lines)]
 
 
 def _look_box(bounds) -> tuple[int, int, int, int]:
