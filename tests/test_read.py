@@ -574,13 +574,12 @@ def test_as_many_new_strokes_as_a_static_text_keeps_are_probed_on_the_first_samp
 
 
 @pytest.fixture
-def probe_empty():
-    ChangeReader.PROBE_EMPTY = True
-    yield
+def no_probe_empty():
     ChangeReader.PROBE_EMPTY = False
+    yield
+    ChangeReader.PROBE_EMPTY = True
 
 
-@pytest.mark.usefixtures("probe_empty")
 def test_an_empty_screen_the_stroke_map_sees_unchanged_is_probed_whole_and_read_where_a_box_is_found():
     hidden = (line("white on grey, no stroke kept"),)  # no stroke pixel on the map, no text event
     box = (201.0, 299.0, 441.0, 331.0)
@@ -590,16 +589,54 @@ def test_an_empty_screen_the_stroke_map_sees_unchanged_is_probed_whole_and_read_
         out = h.read(12)
         assert [r.why for r in out] == [why] and [c[0] for c in h.calls] == calls and h.whole_probes == [0, 12]
         assert out[0].lines == (hidden if why == "hidden" else ())
-    # a box recognised to nothing (texture) found again unchanged at full size is not read again
-    texture = {i: {297: line_crop("Hello there", seed=1)} for i in (12, 24)}
-    h = Harness({0: stroke_map(), 12: stroke_map(), 24: stroke_map()}, {}, lines_scene(range(1, 28)),
-                {12: (box,), 24: (box,)}, texture)  # fmt: skip
-    read_by_bands(h, 0)
-    assert [r.why for r in h.read(12) + h.read(24)] == ["hidden", "unchanged"] and [c[0] for c in h.calls] == [0, 12]
-    ChangeReader.PROBE_EMPTY = False  # (the default: a whole probe on every such sample costs too much CPU)
-    h = Harness({0: stroke_map(), 12: stroke_map()}, {12: hidden}, lines_scene(range(1, 16)), {12: (box,)})
+    # a box recognised to nothing (texture) found again in its place is not read again, unchanged at full size or
+    # not (a moving picture's texture); a box elsewhere is
+    for seed, found, read in [(1, box, [0, 12]), (2, box, [0, 12]), (2, (201.0, 99.0, 441.0, 131.0), [0, 12, 24])]:
+        texture = {12: {297: line_crop("Hello there", seed=1)}, 24: {297: line_crop("Hello there", seed=seed)}}
+        h = Harness({0: stroke_map(), 12: stroke_map(), 24: stroke_map()}, {}, lines_scene(range(1, 28)),
+                    {12: (box,), 24: (found,)}, texture)  # fmt: skip
+        read_by_bands(h, 0)
+        whys = [r.why for r in h.read(12) + h.read(24)]
+        assert whys == ["hidden", "unchanged" if found == box else "hidden"] and [c[0] for c in h.calls] == read
+
+
+@pytest.mark.usefixtures("no_probe_empty")
+def test_an_empty_screen_is_not_probed_whole_where_that_is_switched_off():
+    hidden = (line("white on grey, no stroke kept"),)
+    h = Harness({0: stroke_map(), 12: stroke_map()}, {12: hidden}, lines_scene(range(1, 16)), {12: (hidden[0].bounds,)})
     read_by_bands(h, 0)
     assert [r.why for r in h.read(12)] == ["unchanged"] and h.whole_probes == [0]
+
+
+def test_an_empty_screen_is_not_probed_whole_again_while_the_picture_holds_still_since_a_probe_found_nothing():
+    hidden = (line("white on grey, no stroke kept"),)
+    box = (201.0, 299.0, 441.0, 331.0)
+    still = {i: change(i, np.zeros((ROWS, COLS))) for i in range(1, 64)}
+    came = dict(still)
+    moved = np.zeros((ROWS, COLS))
+    moved[ROW, 8:11] = 4  # a text's cells moved by 4 levels on the frame it came
+    came[40] = change(40, moved)
+    maps = {i: stroke_map() for i in (0, 12, 24, 36, 48)}
+    for changes, probed in [(still, [0, 12]), (came, [0, 12, 48])]:
+        h = Harness(maps, {48: hidden}, changes, {12: (), 24: (), 36: (), 48: (box,)})
+        read_by_bands(h, 0)
+        out = [r for i in (12, 24, 36, 48) for r in h.read(i)]
+        assert h.whole_probes == probed  # a text that came moved the picture: probed again
+        assert [r.why for r in out] == ["unchanged"] * 3 + ["hidden" if 48 in probed else "unchanged"]
+    # a picture that moves by 2 levels on every frame sums up past EMPTY_MOVED: probed on every sample
+    nothing = {i: () for i in (12, 24, 36, 48)}
+    h = Harness(maps, {}, lines_scene(range(1, 64)), nothing)
+    read_by_bands(h, 0)
+    [h.read(i) for i in (12, 24, 36, 48)]
+    assert h.whole_probes == [0, 12, 24, 36, 48]
+    ChangeReader.EMPTY_MOVED = 0  # (switched off: every such sample probed)
+    try:
+        h = Harness(maps, {}, still, nothing)
+        read_by_bands(h, 0)
+        [h.read(i) for i in (12, 24, 36, 48)]
+        assert h.whole_probes == [0, 12, 24, 36, 48]
+    finally:
+        ChangeReader.EMPTY_MOVED = 3
 
 
 def test_a_few_new_strokes_kept_on_an_empty_screen_with_no_text_event_are_probed_and_read_where_a_box_is_found():
@@ -614,7 +651,7 @@ def test_a_few_new_strokes_kept_on_an_empty_screen_with_no_text_event_are_probed
                 lines_scene(range(1, 28)), {24: ()})  # 4 kept: a picture's specks, no probe of its bands
     read_by_bands(h, 0)
     assert [r.why for r in h.read(12)] + [r.why for r in h.read(24)] == ["unchanged", "unchanged"] and not h.probes
-    assert h.whole_probes == [0]  # (an empty screen's samples are not probed whole: PROBE_EMPTY is off)
+    assert h.whole_probes == [0, 12, 24]  # (probed whole as an empty screen over a moving picture is: PROBE_EMPTY)
 
 
 def test_an_event_elsewhere_is_probed_for_a_line_the_pixel_test_cannot_see_unless_an_event_touched_it():

@@ -397,11 +397,18 @@ class ChangeReader:
     # A sample of an empty screen (no last lines) that the pixel test calls unchanged is probed whole: where OCR's
     # detector finds a box, it is read whole (``hidden``): white text with a 1 px outline over a mid-grey picture
     # keeps no stroke pixel on the reduced stroke map, and makes no text event (dev seed 17: a 1.9 s line at 480p
-    # missed). Dev seed 17, with KEEP_SHRUNK and KEEP_UNFOUND: exact 0.912 -> 0.926, CER 0.0279 -> 0.0215, missed
+    # missed). A box where the last read recognised nothing (``blanks``) is no news, whether or not it held still at
+    # full size (texture over a moving picture found again: dev seed 17, OCR calls per cue 1.58 -> 1.57, the rest the
+    # same). Dev seed 17, with KEEP_SHRUNK and KEEP_UNFOUND: exact 0.912 -> 0.926, CER 0.0279 -> 0.0215, missed
     # >= 0.5 s 4 -> 1 of 299, short 9 -> 7 of 48, within 0/1/2 frames 0.923/0.957/0.968 -> 0.927/0.960/0.971, OCR
-    # calls per cue 1.51 -> 1.58. Off: a probe of a whole frame is a detection of all of it (0.24 CPU s on an 800p
-    # frame), on every such sample; a real run of an 800p video with many empty samples took 1.61 times the CPU.
-    PROBE_EMPTY = False
+    # calls per cue 1.51 -> 1.57.
+    PROBE_EMPTY = True
+    # ... but not again while the picture holds still (a probe of a whole frame is a detection of all of it, 0.24 CPU
+    # s on an 800p frame): no cell of the aux stream moved by EMPTY_MOVED grey levels (its mean difference from frame
+    # to frame, summed over the frames since the last whole probe of an empty screen that found nothing new), as a
+    # text that came would have. Same readings on dev seed 17; a real run of an 800p video with many empty samples
+    # took 1.61 times the CPU without (farm-bench, 3 pairs), 1.03 with. 0: probe every such sample.
+    EMPTY_MOVED = 3
     # The first frame (read whole) is probed whole first; where the detector finds no box, nothing is recognised and
     # it is fed empty (reused). Dev seeds, quality identical: 19 of seed 13's 30 first frames showed no text; calls
     # per cue 13 1.50 -> 1.45, 11 1.60 -> 1.55 (probes +0.08 each).
@@ -465,6 +472,9 @@ class ChangeReader:
         self.probe_found: int | str | None = -1
         #: the boxes the read of the reference frame (by index) recognised to nothing: texture (KEEP_BLANKS)
         self.blanks: tuple[int | None, tuple] = (None, ())
+        #: since the last whole probe of an empty screen that found nothing new (PROBE_EMPTY): the fed frame it was
+        #: made on or last passed (None: none holds) and each cell's grey-level moves since (EMPTY_MOVED)
+        self._empty_probed: tuple[int, np.ndarray | None] | None = None
         #: what a read's own probe left to recognise (READ_NEW_ONLY), for the log: boxes found, lines kept, and why
         #: none were, or None where the read was not probed
         self.keep: dict | None = None
@@ -564,7 +574,7 @@ class ChangeReader:
         - ``middle``: a read that replaced a text by another where nothing was read between the samples looks
           halfway for a third text no event showed, and reads it there (``MIDDLE_STATE``, :meth:`_middle_state`);
         - ``hidden``: an empty screen called ``unchanged``, probed whole, where OCR's detector finds a box
-          (``PROBE_EMPTY``, off by default: :meth:`_hidden_text`): read whole.
+          (``PROBE_EMPTY``: :meth:`_hidden_text`; not again while the picture holds still): read whole.
 
         A line the reduced stroke map sees change, or cannot see where a text event touched it, is looked at again
         in its box at full size with levels of its own (``LOOK_AGAIN``, :meth:`_line_same`): when its strokes there
@@ -679,7 +689,7 @@ class ChangeReader:
         if why in ("elsewhere", "news") and self._probe_vouches(frame, now, evidence, unvouched, rows, spans):
             why = "news-probed" if why == "news" and self.NEWS_ASSUMED else "probed"
         if why == "unchanged" and not self.last_lines and self.PROBE_EMPTY and tools.probe is not None:
-            hidden = self._hidden_text(frame, now)
+            hidden = self._hidden_text(frame, now, previous)
             if hidden is not None:
                 out.append(self._fed(frame.index, frame.pts, hidden, False, "hidden", now, evidence, peaks))
                 return out
@@ -788,9 +798,10 @@ class ChangeReader:
             self.blanks = (frame.index, tuple(blanks) + tuple(b for b in new if b not in blanks))
         return lines, True
 
-    def _blanks_found(self, rest: list, frame: Frame) -> list:
+    def _blanks_found(self, rest: list, frame: Frame, *, looked: bool = True) -> list:
         """The boxes of ``rest`` that are boxes the read of the reference frame recognised to nothing (``blanks``),
-        found again (``PROBE_IOU``, grown by no more than ``KEEP_GROWN``) and seen unchanged at full size."""
+        found again (``PROBE_IOU``, grown by no more than ``KEEP_GROWN``) and, where ``looked``, seen unchanged at
+        full size."""
         from flowocr.ocr.types import box_iou, outgrows
 
         ref, known = self.blanks
@@ -800,6 +811,9 @@ class ChangeReader:
         for box in rest:
             blank = next((k for k in known if box_iou(box, k) >= self.PROBE_IOU), None)
             if blank is None or outgrows(box, blank, self.KEEP_GROWN):
+                continue
+            if not looked:
+                out.append(box)
                 continue
             look = None if self.ref_frame is None or self.tools.crop is None else self._compare(self.ref_frame, frame,
                                                                                                    blank)  # fmt: skip
@@ -941,24 +955,52 @@ class ChangeReader:
                 self.looked.append(list(self._looks[key]))
         return self._looks[key]
 
-    def _hidden_text(self, frame: Frame, now: Strokes | None) -> Lines | None:
+    def _hidden_text(self, frame: Frame, now: Strokes | None, previous: int) -> Lines | None:
         """On an empty screen the pixel test calls unchanged, a text its stroke map cannot see (``PROBE_EMPTY``): the
-        whole area probed, and read whole where OCR's detector finds a box that is not one the last read of the
-        whole area recognised to nothing, seen unchanged at full size (``KEEP_BLANKS``); the reading, or None where
-        nothing was found."""
+        whole area probed, and read whole where OCR's detector finds a box that is not one the last read recognised
+        to nothing (``KEEP_BLANKS``, by place alone); the reading, or None where nothing was found. Not probed again
+        while the picture held still since the last such probe on the empty screen fed last (``previous``) or
+        before it (:meth:`_still_since_probe`)."""
         tools = self.tools
+        if self._still_since_probe(previous, frame.index):
+            self.probe_found = "still"
+            return None
         self.probe_found = -1
         boxes = tools.probe(frame.image, now, whole=True)
         if boxes is None:
             return None  # an engine that cannot detect alone: no such look
         self.probe_found = len(boxes)
-        boxes = [b for b in boxes if b not in self._blanks_found(list(boxes), frame)]
+        boxes = [b for b in boxes if b not in self._blanks_found(list(boxes), frame, looked=False)]
         if not boxes:
+            self._empty_probed = (frame.index, None)
             return None
         self._refer(now, frame)
         lines = tools.ocr(frame.image, now, whole=True)
         self.blanks = (frame.index, tuple(_read_to_nothing(boxes, lines)))  # not read again while they hold still
         return lines
+
+    def _still_since_probe(self, previous: int, index: int) -> bool:
+        """Whether the empty screen fed last (``previous``) was probed whole, or passed as still since such a probe,
+        and no cell's grey levels moved by ``EMPTY_MOVED`` (summed over the frames since) up to frame ``index``
+        (the picture held still: a text that came would have moved some); where so, ``index`` passes too."""
+        from flowocr.aux.detector import DIFF
+        from flowocr.read.events import stack
+
+        probed = self._empty_probed
+        if not self.EMPTY_MOVED or probed is None or probed[0] != previous:
+            return False
+        window = self._window(previous, index)
+        if len(window) != index - previous:
+            return False  # frames without the detector's word: not known to be still
+        moved = stack(window)[:, DIFF].sum(axis=0)
+        if probed[1] is not None:
+            if probed[1].shape != moved.shape:
+                return False
+            moved = moved + probed[1]
+        if moved.size == 0 or moved.max() >= self.EMPTY_MOVED:
+            return False
+        self._empty_probed = (index, moved)
+        return True
 
     def _refer(self, strokes: Strokes | None, frame: Frame) -> None:
         """The pixel test compares with ``frame`` (its stroke map ``strokes``) from now on."""
