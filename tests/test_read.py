@@ -64,6 +64,29 @@ def test_a_line_that_appears_is_an_event_over_a_moving_background():
     assert found[0].cells[9:11, 4:16].all() and not found[0].cells[:8].any()
 
 
+def test_short_texts_in_quick_succession_over_a_still_picture_are_each_an_event(monkeypatch):
+    # three 6-frame lines 4 frames apart: their steps cover nearly every frame of the window, so a band's typical step
+    # is a text's; the picture holds still (its own edges on every frame), so its noise is its frame-to-frame moves
+    texts = [(a, a + 6, slice(9, 11), slice(4, 16)) for a in (4, 14, 24)]
+    frames = []
+    for c in scene(range(1, 34), texts).values():
+        planes = c.grid().copy()
+        planes[STABLE] += 30  # the still picture's stable edges, in every cell
+        frames.append(FrameChange(c.index, 0, 0, 0, planes.tobytes(), ROWS, COLS))
+    assert [e.index for e in ev.events(frames)] == [4, 10, 14, 20, 24, 30]
+    monkeypatch.setattr(ev, "STILL_NOISE", False)
+    assert [e.index for e in ev.events(frames)] != [4, 10, 14, 20, 24, 30]  # (the typical step alone hides them)
+    # a picture held for 4 frames at a time: its edges move in every band on every fourth frame, no text
+    monkeypatch.setattr(ev, "STILL_NOISE", True)
+    held = []
+    for i in range(1, 34):
+        planes = np.zeros((5, ROWS, COLS), np.uint8)
+        planes[STABLE] = 30 + 15 * ((i // 4) % 2)
+        planes[DIFF] = 20 if i % 4 == 0 else 0
+        held.append(FrameChange(i, 0, 0, 0, planes.tobytes(), ROWS, COLS))
+    assert ev.events(held) == []
+
+
 def test_a_replacement_is_one_event_and_a_vanishing_one_too():
     texts = [(-10, 8, slice(9, 11), slice(4, 16)), (8, 14, slice(9, 11), slice(6, 14))]
     found = ev.events(list(scene(range(1, 21), texts).values()))
@@ -972,6 +995,25 @@ def test_two_events_between_samples_read_the_text_state_between_them():
     out = h.read(12)
     assert [r.why for r in out] == ["between", "unvouched"]  # the next line is where the short one was
     assert h.fetched == [6] and out[0].index == 6 and out[0].lines == short  # the middle of frames 4-8
+
+
+def test_a_tiny_text_left_where_a_line_vanished_is_a_state_between_samples_when_another_event_follows_it():
+    # a line gone at 4 leaving a one-cell text (its band emptied: it kept few of its stable edges), the next line at 9
+    changes = scene(range(1, 16), [(-10, 4, ROW, slice(2, 18)), (4, 9, slice(9, 10), slice(9, 10)),
+                                   (9, 99, ROW, slice(4, 16))], moving=2)  # fmt: skip
+    assert [(e.index, e.emptied) for e in ev.events([changes[i] for i in range(1, 16)])] == [(4, True), (9, False)]
+    tiny = (line("え？"),)
+    texts = {0: (line("Gone soon"),), 6: tiny, 12: (line("Next"),)}
+    for on, fetched in [(True, [6]), (False, [])]:
+        ChangeReader.EMPTIED_BETWEEN = on
+        try:
+            h = Harness({0: stroke_map(), 12: stroke_map()}, texts, changes)
+            h.read(0)
+            out = h.read(12)
+        finally:
+            ChangeReader.EMPTIED_BETWEEN = True
+        assert h.fetched == fetched and [r.lines for r in out][-1] == texts[12]
+        assert [(r.why, r.index, r.lines) for r in out][:-1] == ([("between", 6, tiny)] if on else [])
 
 
 def test_a_state_between_samples_whose_line_the_pixel_test_sees_unchanged_is_not_read():
