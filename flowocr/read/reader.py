@@ -22,7 +22,7 @@ import numpy as np
 
 from flowocr.cues.builder import CueOptions
 from flowocr.ocr.types import SAME_BOX_IOU
-from flowocr.read.events import CONTEXT, Blip, CellMap, Fade, Short
+from flowocr.read.events import CONTEXT, Blip, CellMap, Fade, Short, stack
 from flowocr.read.pixel import ChangeTest, LineLook, measure
 
 if TYPE_CHECKING:
@@ -997,7 +997,6 @@ class ChangeReader:
         and no cell's grey levels moved by ``EMPTY_MOVED`` (summed over the frames since) up to frame ``index``
         (the picture held still: a text that came would have moved some); where so, ``index`` passes too."""
         from flowocr.aux.detector import DIFF
-        from flowocr.read.events import stack
 
         probed = self._empty_probed
         if not self.EMPTY_MOVED or probed is None or probed[0] != previous:
