@@ -189,7 +189,9 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
     b = np.stack([runs[k - STEP_FRAMES] if k >= STEP_FRAMES else np.median(stable[:k], axis=0) for k in inner])
     a = np.stack([runs[k + 1] if k + STEP_FRAMES < n else np.median(stable[k + 1 :], axis=0) for k in inner])
     c = stable[1 : n - 1]
-    rb, ra, rc = (_bands_of(x.sum(axis=2)) for x in (b, a, c))  # per band, before and after (row k - 1: frame k)
+    levels = _bands_of(stable.sum(axis=2))  # per frame and band
+    rb, ra = (_bands_of(x.sum(axis=2)) for x in (b, a))  # per band, before and after (row k - 1: frame k)
+    rc = levels[1 : n - 1]
     cells = np.maximum(np.abs(a - b), np.minimum(a, b) - c)  # per cell (row k - 1: frame k)
     first, last = len(before), len(before) + len(window)
     grid = np.zeros((n, rb.shape[1]))  # a step's score per frame and band: a step up or down, or a dip
@@ -210,7 +212,6 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
         # or more 1 -> 0 of 299, short ones 7 -> 4 of 48, OCR calls per cue the same; dev seed 13 the same cues. A
         # lower percentile instead (25: dev 17 phantoms 6 -> 8, split pieces 6 -> 9, calls 1.57 -> 1.62; the 35th
         # lost long cues on dev 13 before) counts a moving picture's steps as texts'.
-        levels = _bands_of(stable.sum(axis=2))
         moves = np.abs(np.diff(levels, axis=0))
         if (np.count_nonzero(moves > STILL_MOVE, axis=1) <= STILL_BANDS * levels.shape[1]).all():
             typical = np.minimum(typical, (STEP_FRAMES + 1) * np.percentile(moves, NOISE_PERCENTILE, axis=0))
@@ -252,7 +253,7 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
         if not first <= at < last:
             continue  # an event of the context: its own window reports it
         level_before, level_after = rb[k - 1, j], ra[k - 1, j]
-        dip = min(level_before, level_after) - _bands(stable[at].sum(axis=1))[j]  # on the frame of the change itself
+        dip = min(level_before, level_after) - levels[at, j]  # on the frame of the change itself
         out.append(Event(frames[at].index, float(score), mask, int(grids[at, APPEARED][mask].sum()),
                          int(grids[at, VANISHED][mask].sum()), float(level_before), float(level_after),
                          float(dip)))  # fmt: skip
@@ -274,13 +275,9 @@ def _rows_of(cell: np.ndarray, best: int, height: int) -> np.ndarray:
     return rows
 
 
-def _bands(rows: np.ndarray) -> np.ndarray:
-    """Sums of ``BAND_ROWS`` consecutive rows (all rows when there are fewer)."""
-    return _bands_of(rows[None])[0]
-
-
 def _bands_of(rows: np.ndarray) -> np.ndarray:
-    """:func:`_bands` of each frame's rows (frames x rows)."""
+    """Per frame (a row of ``rows``: frames x cell rows), the sums of ``BAND_ROWS`` consecutive cell rows (all of
+    them when there are fewer)."""
     if rows.shape[1] < BAND_ROWS:
         return rows.sum(axis=1, keepdims=True)
     return sliding_window_view(rows.astype(np.float64), BAND_ROWS, axis=1).sum(axis=2)

@@ -1167,22 +1167,26 @@ class ChangeReader:
         emptied), up to the next event in its rows, if at least ``MIN_STATE_FRAMES`` long; each read at its middle
         (an event may be placed a frame early or late, a fade takes frames), at most ``MAX_BETWEEN`` a window.
         Where there is none, the states after a band emptied, alike (``EMPTIED_BETWEEN``)."""
-        out: list[tuple[int, object]] = []
-        for emptied in (False, True) if self.EMPTIED_BETWEEN else (False,):
-            for k, a in enumerate(found):
-                if a.emptied != emptied:
-                    continue
-                rows = a.cells.any(axis=1)
-                b = next((e for e in found[k + 1 :] if (e.cells.any(axis=1) & rows).any()), None)
-                if b is None or b.index - a.index < self.MIN_STATE_FRAMES:
-                    continue
-                mid = (a.index + b.index) // 2
-                if any(abs(mid - m) <= self.MIN_STATE_FRAMES for m, _ in out):
-                    continue
-                out.append((mid, a))
-            if out:
-                break
+        out = self._states_after(found, emptied=False)
+        if not out and self.EMPTIED_BETWEEN:
+            out = self._states_after(found, emptied=True)
         return sorted(out, key=lambda x: x[0])[: self.MAX_BETWEEN]
+
+    def _states_after(self, found: list, *, emptied: bool) -> list[tuple[int, object]]:
+        """:meth:`_states_between` after the events ``found`` that emptied their band, or after the others."""
+        out: list[tuple[int, object]] = []
+        for k, a in enumerate(found):
+            if a.emptied != emptied:
+                continue
+            rows = a.cells.any(axis=1)
+            b = next((e for e in found[k + 1 :] if (e.cells.any(axis=1) & rows).any()), None)
+            if b is None or b.index - a.index < self.MIN_STATE_FRAMES:
+                continue
+            mid = (a.index + b.index) // 2
+            if any(abs(mid - m) <= self.MIN_STATE_FRAMES for m, _ in out):
+                continue
+            out.append((mid, a))
+        return out
 
     def finish(self) -> list[Reading]:
         return []
