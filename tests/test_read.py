@@ -1016,6 +1016,42 @@ def test_a_tiny_text_left_where_a_line_vanished_is_a_state_between_samples_when_
         assert [(r.why, r.index, r.lines) for r in out][:-1] == ([("between", 6, tiny)] if on else [])
 
 
+def test_a_text_of_two_frames_between_a_band_emptied_and_the_next_line_is_read_as_a_short_state():
+    # a line gone at 4 leaving a one-cell text for two frames (its band emptied), the next line from 6, over a picture
+    # whose grey levels jump in cells all over it on every frame (a pan): too busy for a short state by them
+    changes = scene(range(1, 16), [(-10, 4, ROW, slice(2, 18)), (4, 6, slice(9, 10), slice(9, 10)),
+                                   (6, 99, ROW, slice(4, 16))], moving=2)  # fmt: skip
+    rng = np.random.default_rng(3)
+    for i, c in changes.items():
+        planes = c.grid().copy()
+        planes[DIFF] += ((rng.random((ROWS, COLS)) < 0.3) * 80).astype(planes.dtype)
+        changes[i] = FrameChange(i, 0, 0, 0, planes.tobytes(), ROWS, COLS)
+    window = [changes[i] for i in range(1, 13)]
+    assert [(e.index, e.emptied) for e in ev.events(window)] == [(4, True), (6, False)]
+    assert ev.short_states(window) == []
+    tiny, after = (line("え？"),), (line("Next"),)
+    texts = {0: (line("Gone soon"),), 4: tiny, 12: after}
+    for on in (True, False):
+        ChangeReader.BRIEF_STATES = on
+        try:
+            h = Harness({0: stroke_map(), 12: stroke_map()}, texts, changes)
+            h.read(0)
+            out = h.read(12)
+        finally:
+            ChangeReader.BRIEF_STATES = True
+        assert [r.lines for r in out][-1] == after
+        if not on:
+            assert h.fetched == [] and len(out) == 1
+            continue
+        assert h.fetched == [4] and [(r.why, r.index, r.lines) for r in out][0] == ("short", 4, tiny)
+        cue = Cue(Fraction(4, 25), Fraction(12, 25), "え？", line("え？").bounds, 0.95, 0, 4, 12)
+        assert (h.reader.refine(cue).start_index, h.reader.refine(cue).end_index) == (4, 6)  # its two changes
+    # the state shows nothing the last reading lacks (a gap between two lines): nothing is fed for it
+    h = Harness({0: stroke_map(), 12: stroke_map()}, {0: (line("Gone soon"),), 12: after}, changes)
+    h.read(0)
+    assert [r.why for r in h.read(12)][:1] != ["short"] and h.fetched == [4]
+
+
 def test_a_state_between_samples_whose_line_the_pixel_test_sees_unchanged_is_not_read():
     text = (line("Hello there"),)
     same = stroke_map((200, 300, 440, 330))
