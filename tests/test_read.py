@@ -1311,6 +1311,28 @@ def test_a_cue_is_sought_back_past_fed_frames_the_pixel_test_alone_vouched_for_w
     assert h.reader.refine(cue).start_index == 31
 
 
+def test_a_cue_whose_box_shows_its_text_on_the_reused_fed_frames_before_its_first_reading_came_before_them():
+    # fed frames 0, 12, 24, 36, 48, 60; the line came on 15 and went on 52, and the picture changed its cells on 33
+    # (a dip of its stable edges); 12 and 24 reused a reading (a probe or the pixel test did not see the line come),
+    # so it was first read on 36 and the change on 33 is the first in its cells before that reading
+    cue = Cue(Fraction(36, 25), Fraction(60, 25), "Hello there", (200.0, 300.0, 440.0, 330.0), 0.95, 0, 36, 60)
+    changes = lines_scene(range(1, 70), (15, 33, ROW), (33, 52, ROW))
+    crops = {i: line_crop("Hello there" if 15 <= i < 52 else "", seed=i) for i in range(70)}
+    placed = {}
+    for on, reused in [(True, {12, 24}), (False, {12, 24}), (True, set())]:
+        h = Harness({}, {}, changes, crops=crops)
+        h.reader.fed, h.reader.reused = [0, 12, 24, 36, 48, 60], {i: () for i in reused}
+        h.reader.PAST_SHOWN = on
+        refined = h.reader.refine(cue)
+        placed[on, len(reused)] = (refined.start_index, refined.end_index)
+    # a look at its box shows it on 24, not on 12: it came between them
+    assert placed == {(True, 2): (15, 52), (False, 2): (33, 52), (True, 0): (33, 52)}
+    # where the look sees it on every reused fed frame before, it cannot tell the text from its place: not moved
+    h = Harness({}, {}, changes, crops={i: line_crop("Hello there", seed=i) for i in range(70)})
+    h.reader.fed, h.reader.reused = [0, 12, 24, 36, 48, 60], {12: (), 24: ()}
+    assert h.reader.refine(cue).start_index == 33
+
+
 def test_a_replacement_first_read_on_its_own_frame_is_placed_with_the_frames_after_it():
     # 'Hello' until 20, then 'World' in the same cells, read on 20 itself (fed frames 0, 12, 20, 32): the window
     # (12, 20] holds the old line's edges and the dip of the change alone, where a stray frame of fewer edges (13)

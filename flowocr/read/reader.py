@@ -22,7 +22,7 @@ import numpy as np
 
 from flowocr.cues.builder import CueOptions
 from flowocr.ocr.types import SAME_BOX_IOU
-from flowocr.read.events import CONTEXT, Blip, CellMap, Fade, Short, stack
+from flowocr.read.events import CONTEXT, Blip, Bounds, CellMap, Fade, Short, stack
 from flowocr.read.pixel import ChangeTest, LineLook, measure
 
 if TYPE_CHECKING:
@@ -200,6 +200,17 @@ class ChangeReader:
     # was assumed, not only when nothing came after it, placed three starts of replacements 27-32 frames early (a
     # level change of the stable edges found in the noise of the text before); seed 11 and 2027 unchanged.
     PAST_ASSUMED = True
+    # A cue whose box, looked at full size, shows its text already on the fed frames before its first reading that
+    # reused a reading (a pixel test or a probe that did not see it come: a small line over a moving picture, a line
+    # the detector missed over a busy one) came between the last of them that does not show it and the first that
+    # does: its start is sought there (:meth:`_shown_before`), not after that first one (where a picture's change in
+    # its cells, a shot cut, was taken for its coming: dev 17, a 2-letter line 14 frames late). Not over a fed frame
+    # whose lines lie in its cells, and not where the look sees it on all of them (a bright still picture fills the
+    # box with strokes: starts 9-13 frames early on dev 17 without that). Dev seeds, within 0/1/2 frames: 17
+    # 0.930/0.962/0.973 -> 0.932/0.965/0.976, 13 0.942/0.977/0.985 -> 0.944/0.980/0.988, nothing else changed; frames
+    # decoded to place boundaries per cue 3.65 -> 4.58 and 4.06 -> 5.18.
+    PAST_SHOWN = True
+    SHOWN_BACK = 4  # fed frames at most
     # Where nothing in a cue's cells places its start (end) between the fed frames around its first (last) reading,
     # its box is looked at full size on frames between them, halving the gap: the first frame on which fewer than
     # BISECT_MOVED of the stroke pixels of the frame it was read on moved (the start), or at least so many (the end).
@@ -469,6 +480,8 @@ class ChangeReader:
         #: fed frames whose (non-empty) reading was reused on the pixel test's word alone (``unchanged``): a text may
         #: have come or gone there unseen (:meth:`_verified`)
         self.assumed: set[int] = set()
+        #: fed frames whose reading was reused (no OCR), and the boxes of its lines
+        self.reused: dict[int, tuple[Bounds, ...]] = {}
         #: fed frames read as a short state (:func:`~flowocr.read.events.short_states`), and that state
         self.shorts: dict[int, Short] = {}
         self.last_lines: Lines = ()
@@ -523,10 +536,12 @@ class ChangeReader:
         detector's changes up to the fed frame before it can go."""
         if self.forget is None or not self.fed:
             return
-        pos = self._verified(bisect_left(self.fed, self.fed[-1] if index is None else index))
-        keep = self.fed[max(0, pos - 1)]
-        del self.fed[: max(0, pos - 1)]
+        pos = bisect_left(self.fed, self.fed[-1] if index is None else index)
+        back = min(self._verified(pos), pos - self.SHOWN_BACK) if self.PAST_SHOWN else self._verified(pos)
+        keep = self.fed[max(0, back - 1)]
+        del self.fed[: max(0, back - 1)]
         self.assumed = {i for i in self.assumed if i >= keep}
+        self.reused = {i: boxes for i, boxes in self.reused.items() if i >= keep}
         self.shorts = {i: s for i, s in self.shorts.items() if i >= keep}
         self.forget(keep + 1 - CONTEXT)  # a window's events look at the frames just before it too
 
@@ -1219,6 +1234,8 @@ class ChangeReader:
         self.fed.append(index)
         if why in ("unchanged", "news-probed") and lines:
             self.assumed.add(index)
+        if reused:
+            self.reused[index] = tuple(line.bounds for line in lines)
         self.last_lines = lines
         if not reused:
             self.last_read = why
@@ -1251,6 +1268,15 @@ class ChangeReader:
         short = self.shorts.get(start_index)
         if short is not None:
             start_index = short.index
+        elif pos > 0 and (shown := self._shown_before(pos, cue)) < pos:
+            # it shows already on the fed frames before its first reading: it came between the last that does not
+            # show it and the first that does
+            lo, hi = self.fed[shown - 1], self.fed[shown]
+            found = self._appeared(lo, hi, region)
+            if found is not None:
+                start_index = self._checked(lo, hi, found, cue.box, up=True)
+            else:
+                start_index = self._sought(lo, hi, cue.box, up=True) or hi
         elif pos > 0:
             for back in dict.fromkeys((pos, self._verified(pos))):
                 found = self._appeared(self.fed[back - 1], start_index, region)
@@ -1449,6 +1475,38 @@ class ChangeReader:
         if found is None or found[1] > self.FADE_WRONG * len(frames):
             return None
         return found[0]
+
+    def _shown_before(self, pos: int, cue: Cue) -> int:
+        """``pos`` (the position in ``fed`` of a cue's first reading) moved back over the fed frames before it that
+        reused a reading (no OCR) with no line in the cue's cells, and on which a look at the cue's box at full size
+        shows its text (``PAST_SHOWN``: the pixel test or a probe did not see it come), at most ``SHOWN_BACK`` of
+        them, up to one on which the look sees it absent; ``pos`` where it meets none such (the look cannot tell
+        the text from its place there: a bright still picture's strokes fill its box). Where a line of a reading lies
+        in the cue's cells, its look would see that line's place, not the text: no further."""
+        region = self.cells.cells([cue.box])
+        back = pos
+        while back > 1 and pos - back <= self.SHOWN_BACK:
+            boxes = self.reused.get(self.fed[back - 1])
+            if boxes is None or (boxes and (self.cells.cells(boxes) & region).any()):
+                return pos
+            shows = self._shows_on(self.fed[back - 1], cue.start_index, cue.box)
+            if shows is False:
+                return back
+            if shows is None or back == pos - self.SHOWN_BACK:
+                return pos
+            back -= 1
+        return pos
+
+    def _shows_on(self, other: int, read: int, box) -> bool | None:
+        """Whether a text with ``box`` read on frame ``read`` shows on frame ``other`` as well, by a look at its box at
+        full size (``PAST_SHOWN``; None where the look cannot tell)."""
+        from flowocr.read.pixel import line_change
+
+        if not self.PAST_SHOWN or self.tools.crop is None:
+            return None
+        greys = self._greys([read, other], _look_box(box))
+        a, b = greys.get(read), greys.get(other)
+        return None if a is None or b is None else self._held(line_change(a, b))
 
     def _held(self, look: LineLook) -> bool | None:
         """Whether a look at a box (:meth:`_sought`, :meth:`_checked`) shows the text it was read with: under
