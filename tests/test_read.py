@@ -1052,18 +1052,6 @@ def test_a_text_of_two_frames_between_a_band_emptied_and_the_next_line_is_read_a
     assert [r.why for r in h.read(12)][:1] != ["short"] and h.fetched == [4]
 
 
-def test_a_short_state_read_as_a_misreading_of_the_last_line_is_no_new_text():
-    maps = {0: stroke_map(), 12: stroke_map()}
-    changes = lines_scene(range(1, 16), (-10, 4, ROW), (4, 6, ROW), (6, 99, ROW))  # a change on 4, another on 6
-    before, garbled, after = (line("Hello there"),), (line("Hel1o thare"),), (line("Next"),)
-    for alike, whys in [(True, ["unvouched"]), (False, ["short", "after-short"])]:
-        h = Harness(maps, {0: before, 4: garbled, 12: after}, changes)
-        h.reader.SHORT_ALIKE = alike
-        h.read(0)
-        out = h.read(12)
-        assert [r.why for r in out][: len(whys)] == whys and h.fetched == [4] and out[-1].lines == after
-
-
 def test_a_state_between_samples_whose_line_the_pixel_test_sees_unchanged_is_not_read():
     text = (line("Hello there"),)
     same = stroke_map((200, 300, 440, 330))

@@ -345,9 +345,6 @@ class ChangeReader:
     # seed 17: a 2-frame "Não!" over a panned picture found (exact 0.937 -> 0.940, CER 0.0171 -> 0.0163), OCR calls
     # per cue the same (most such pairs are a gap between two lines: the probe finds no box); dev 13 the same cues.
     BRIEF_STATES = True
-    # A short state read shows no new text where each line it read is alike a last line's (a misreading of a line
-    # still there or fading out: seed 2027, a 2-frame garbled reading of a line at the end of its fade-out).
-    SHORT_ALIKE = True
     PROBE_MIN_SCORE = 0.9  # ... and the last lines are all read at least this sure
     # A box found and a last line's box are the same box from this overlap (intersection / union). 0.5 took a line
     # read without its last two of five characters for the whole line (0.6); dev corpus (seed 13), with
@@ -1165,20 +1162,13 @@ class ChangeReader:
                 if same_boxes(boxes, last, self.PROBE_IOU) and not self.test.changed_inside(evidence):
                     return []
         lines = tools.ocr(extra.image, strokes, rows=rows, lines=spans, slop=slop)
-        if all(self._known(ln.text) for ln in lines):
+        known = {ln.text for ln in self.last_lines}
+        if all(ln.text in known for ln in lines):
             return []
         self.extra_frames += 1
         self._refer(strokes, extra)
         self.shorts[mid] = short
         return [self._fed(mid, tools.index.pts_of(mid), lines, False, "short")]
-
-    def _known(self, text: str) -> bool:
-        """Whether ``text`` is one of the last lines' texts, or (``SHORT_ALIKE``) a reading of one alike by the
-        builder's bar (``ALIKE``): a misreading of a line still there, or fading out, is no new text."""
-        from flowocr.cues.text import similarity
-
-        known = [ln.text for ln in self.last_lines]
-        return text in known or self.SHORT_ALIKE and any(similarity(text, k) >= self.ALIKE for k in known)
 
     def _touch(self, boxes, cells: np.ndarray) -> bool:
         """Whether any of ``boxes`` (x0 y0 x1 y1, frame pixels; a probe's) lies in ``cells``."""
