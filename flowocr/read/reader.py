@@ -207,7 +207,7 @@ class ChangeReader:
     # its cells, a shot cut, was taken for its coming: dev 17, a 2-letter line 14 frames late). Not over a fed frame
     # whose lines lie in its cells, and not where the look sees it on all of them (a bright still picture fills the
     # box with strokes: starts 9-13 frames early on dev 17 without that). Dev seeds, within 0/1/2 frames: 17
-    # 0.930/0.962/0.973 -> 0.932/0.965/0.976, 13 0.942/0.977/0.985 -> 0.944/0.980/0.988, nothing else changed; frames
+    # 0.929/0.962/0.973 -> 0.932/0.965/0.976, 13 0.942/0.977/0.985 -> 0.944/0.980/0.988, nothing else changed; frames
     # decoded to place boundaries per cue 3.65 -> 4.58 and 4.06 -> 5.18.
     PAST_SHOWN = True
     SHOWN_BACK = 4  # fed frames at most
