@@ -1005,13 +1005,10 @@ def test_a_tiny_text_left_where_a_line_vanished_is_a_state_between_samples_when_
     tiny = (line("え？"),)
     texts = {0: (line("Gone soon"),), 6: tiny, 12: (line("Next"),)}
     for on, fetched in [(True, [6]), (False, [])]:
-        ChangeReader.EMPTIED_BETWEEN = on
-        try:
-            h = Harness({0: stroke_map(), 12: stroke_map()}, texts, changes)
-            h.read(0)
-            out = h.read(12)
-        finally:
-            ChangeReader.EMPTIED_BETWEEN = True
+        h = Harness({0: stroke_map(), 12: stroke_map()}, texts, changes)
+        h.reader.EMPTIED_BETWEEN = on
+        h.read(0)
+        out = h.read(12)
         assert h.fetched == fetched and [r.lines for r in out][-1] == texts[12]
         assert [(r.why, r.index, r.lines) for r in out][:-1] == ([("between", 6, tiny)] if on else [])
 
@@ -1032,13 +1029,10 @@ def test_a_text_of_two_frames_between_a_band_emptied_and_the_next_line_is_read_a
     tiny, after = (line("え？"),), (line("Next"),)
     texts = {0: (line("Gone soon"),), 4: tiny, 12: after}
     for on in (True, False):
-        ChangeReader.BRIEF_STATES = on
-        try:
-            h = Harness({0: stroke_map(), 12: stroke_map()}, texts, changes)
-            h.read(0)
-            out = h.read(12)
-        finally:
-            ChangeReader.BRIEF_STATES = True
+        h = Harness({0: stroke_map(), 12: stroke_map()}, texts, changes)
+        h.reader.BRIEF_STATES = on
+        h.read(0)
+        out = h.read(12)
         assert [r.lines for r in out][-1] == after
         if not on:
             assert h.fetched == [] and len(out) == 1
@@ -1048,6 +1042,7 @@ def test_a_text_of_two_frames_between_a_band_emptied_and_the_next_line_is_read_a
         assert (h.reader.refine(cue).start_index, h.reader.refine(cue).end_index) == (4, 6)  # its two changes
     # the state shows nothing the last reading lacks (a gap between two lines): nothing is fed for it
     h = Harness({0: stroke_map(), 12: stroke_map()}, {0: (line("Gone soon"),), 12: after}, changes)
+    h.reader.BRIEF_STATES = True
     h.read(0)
     assert [r.why for r in h.read(12)][:1] != ["short"] and h.fetched == [4]
 

@@ -1191,8 +1191,7 @@ class ChangeReader:
         for k, a in enumerate(found):
             if not a.emptied:
                 continue
-            rows = a.cells.any(axis=1)
-            b = next((e for e in found[k + 1 :] if (e.cells.any(axis=1) & rows).any()), None)
+            b = _next_in_rows(found, k)
             if b is not None and not b.emptied and 0 < b.index - a.index < self.MIN_STATE_FRAMES:
                 out.append(Short(a.index, b.index, a.cells | b.cells))
         return out
@@ -1219,8 +1218,7 @@ class ChangeReader:
         for k, a in enumerate(found):
             if a.emptied != emptied:
                 continue
-            rows = a.cells.any(axis=1)
-            b = next((e for e in found[k + 1 :] if (e.cells.any(axis=1) & rows).any()), None)
+            b = _next_in_rows(found, k)
             if b is None or b.index - a.index < self.MIN_STATE_FRAMES:
                 continue
             mid = (a.index + b.index) // 2
@@ -1383,7 +1381,6 @@ class ChangeReader:
         for a start, ``lo`` for an end), must show the text on ``at`` and not before (a start), or before and not on
         ``at`` (an end), as :meth:`_sought` sees it; where they do not, it is found by halving over the frames
         between, decoded in one pass (:meth:`_greys`). Kept where the looks cannot tell."""
-        from flowocr.read.pixel import line_change
 
         if self._how == "fade" and self.LOOK_FADES and self._fade is not None and self.tools.crop is not None:
             return self._fade_looked(self._fade, lo, hi, box, up=up)
@@ -1402,10 +1399,7 @@ class ChangeReader:
                 return half
 
         def shows(k: int) -> bool | None:
-            a, b = greys.get(read), greys.get(k)
-            if a is None or b is None:
-                return None
-            return self._held(line_change(a, b))
+            return self._shows_in(greys, read, k)
 
         if shows(read) is not True or shows(other) is not False:
             return at  # the looks cannot tell the text from its absence here
@@ -1486,13 +1480,18 @@ class ChangeReader:
         them, up to one on which the look sees it absent; ``pos`` where it meets none such (the look cannot tell
         the text from its place there: a bright still picture's strokes fill its box). Where a line of a reading lies
         in the cue's cells, its look would see that line's place, not the text: no further."""
-        region = self.cells.cells([cue.box])
+        if not self.PAST_SHOWN or self.tools.crop is None:
+            return pos
+        region, look = self.cells.cells([cue.box]), _look_box(cue.box)
+        greys: dict = {}
         back = pos
         while back > 1 and pos - back <= self.SHOWN_BACK:
-            boxes = self.reused.get(self.fed[back - 1])
+            other = self.fed[back - 1]
+            boxes = self.reused.get(other)
             if boxes is None or (boxes and (self.cells.cells(boxes) & region).any()):
                 return pos
-            shows = self._shows_on(self.fed[back - 1], cue.start_index, cue.box)
+            greys.update(self._greys([k for k in (cue.start_index, other) if k not in greys], look))
+            shows = self._shows_in(greys, cue.start_index, other)
             if shows is False:
                 return back
             if shows is None or back == pos - self.SHOWN_BACK:
@@ -1500,14 +1499,11 @@ class ChangeReader:
             back -= 1
         return pos
 
-    def _shows_on(self, other: int, read: int, box) -> bool | None:
-        """Whether a text with ``box`` read on frame ``read`` shows on frame ``other`` as well, by a look at its box at
-        full size (``PAST_SHOWN``; None where the look cannot tell)."""
+    def _shows_in(self, greys: dict, read: int, other: int) -> bool | None:
+        """Whether the grey levels of a text's box on frame ``other`` show it as those on frame ``read``, where it was
+        read, do (``greys``: :meth:`_greys`); None where either is missing or the look cannot tell (:meth:`_held`)."""
         from flowocr.read.pixel import line_change
 
-        if not self.PAST_SHOWN or self.tools.crop is None:
-            return None
-        greys = self._greys([read, other], _look_box(box))
         a, b = greys.get(read), greys.get(other)
         return None if a is None or b is None else self._held(line_change(a, b))
 
@@ -1660,6 +1656,12 @@ def _halve(lo: int, hi: int, shows: Callable[[int], bool | None], *, up: bool) -
         else:
             a = m
     return b
+
+
+def _next_in_rows(found: list, k: int):
+    """The first event of ``found`` after its ``k``-th that lies in any of that one's cell rows, or None."""
+    rows = found[k].cells.any(axis=1)
+    return next((e for e in found[k + 1 :] if (e.cells.any(axis=1) & rows).any()), None)
 
 
 def _middle(state: Short) -> int:
