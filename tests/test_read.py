@@ -87,6 +87,28 @@ def test_short_texts_in_quick_succession_over_a_still_picture_are_each_an_event(
     assert ev.events(held) == []
 
 
+def test_a_line_over_a_picture_held_for_two_frames_is_an_event_on_the_envelope(monkeypatch):
+    # animation on twos: the picture moves on every other frame, so its edges are stable on the frames between and
+    # every band swings by far more than a short line's step; the line's edges are stable on every frame it shows
+    def frames(texts):
+        out = []
+        for c in scene(range(1, 40), texts).values():
+            planes = c.grid().copy()
+            if c.index % 2:
+                planes[STABLE] += 12  # a held frame: the picture's edges still since the frame before, in every cell
+            else:
+                planes[DIFF] += 10
+            out.append(FrameChange(c.index, 0, 0, 0, planes.tobytes(), ROWS, COLS))
+        return out
+
+    line = [(16, 25, slice(9, 11), slice(8, 12))]  # a short line, 9 frames: 8 cells of 20 stable edges
+    monkeypatch.setattr(ev, "ENVELOPE", True)
+    assert [e.index for e in ev.events(frames(line))] == [16, 25]
+    assert ev.events(frames([])) == []  # the picture alone: no event
+    monkeypatch.setattr(ev, "ENVELOPE", False)
+    assert ev.events(frames(line)) == []  # on the counts themselves the swings hide it
+
+
 def test_a_replacement_is_one_event_and_a_vanishing_one_too():
     texts = [(-10, 8, slice(9, 11), slice(4, 16)), (8, 14, slice(9, 11), slice(6, 14))]
     found = ev.events(list(scene(range(1, 21), texts).values()))
