@@ -90,14 +90,14 @@ def test_short_texts_in_quick_succession_over_a_still_picture_are_each_an_event(
 def test_a_line_over_a_picture_held_for_two_frames_is_an_event_on_the_envelope(monkeypatch):
     # animation on twos: the picture moves on every other frame, so its edges are stable on the frames between and
     # every band swings by far more than a short line's step; the line's edges are stable on every frame it shows
-    def frames(texts):
+    def frames(texts, *, held=True):
         out = []
         for c in scene(range(1, 40), texts).values():
             planes = c.grid().copy()
             if c.index % 2:
                 planes[STABLE] += 12  # a held frame: the picture's edges still since the frame before, in every cell
-            else:
-                planes[DIFF] += 10
+            if not (held and c.index % 2):
+                planes[DIFF] += 10  # the picture moved
             out.append(FrameChange(c.index, 0, 0, 0, planes.tobytes(), ROWS, COLS))
         return out
 
@@ -105,6 +105,11 @@ def test_a_line_over_a_picture_held_for_two_frames_is_an_event_on_the_envelope(m
     monkeypatch.setattr(ev, "ENVELOPE", True)
     assert [e.index for e in ev.events(frames(line))] == [16, 25]
     assert ev.events(frames([])) == []  # the picture alone: no event
+    # only over a picture that holds still on some frames (ENVELOPE_HELD): one whose grey levels move on every frame
+    # is no held picture, however its edges swing
+    assert ev.events(frames(line, held=False)) == []
+    monkeypatch.setattr(ev, "ENVELOPE_HELD", None)
+    assert [e.index for e in ev.events(frames(line, held=False))] == [16, 25]
     monkeypatch.setattr(ev, "ENVELOPE", False)
     assert ev.events(frames(line)) == []  # on the counts themselves the swings hide it
 
