@@ -218,10 +218,9 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
             levels = np.where(use, e_levels, levels)
             rb, ra = np.where(use, e_rb, rb), np.where(use, e_ra, ra)
             floor = np.where(use, e_floor, floor)
-            band_cells = np.zeros((len(use), shape[0]), bool)  # the cell rows of each band
-            for j in range(len(use)):
-                band_cells[j, j : j + BAND_ROWS] = True
-            rows_env = band_cells[use].any(axis=0)
+            rows_env = np.zeros(shape[0], bool)  # the cell rows of the bands read on the envelope
+            for j in np.flatnonzero(use):
+                rows_env[j : j + BAND_ROWS] = True
             cells = np.where(rows_env[None, :, None], e_cells, cells)
     out: list[Event] = []
     r = STEP_FRAMES - 1
