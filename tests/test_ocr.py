@@ -149,20 +149,21 @@ def test_a_probe_detects_again_with_the_picture_isolated_where_a_reading_would_r
     from flowocr.ocr import detect
     from flowocr.ocr.strokes import isolate
 
-    class Blind:  # a detector that finds nothing in the plain crop, one box in the isolated one
+    class Blind:  # a detector that finds nothing in the plain crop, one box in each isolated piece
         def __init__(self) -> None:
             self.calls: list[int] = []
 
         def detect(self, images):
             self.calls.append(len(images))
-            return [()] if len(self.calls) == 1 else [((10.0, 2.0, 50.0, 12.0),)]
+            return [()] if len(self.calls) == 1 else [((10.0, 2.0, 50.0, 12.0),)] * len(images)
 
     band = parse_area("bottom").rect(DEMO_W, DEMO_H)
     frame = demo_frames[3.4]
-    top = isolate(frame[band.y : band.y + band.h, band.x : band.x + band.w], frame_height=DEMO_H).top
+    pieces = isolate(frame[band.y : band.y + band.h, band.x : band.x + band.w], frame_height=DEMO_H)
+    assert len(pieces) == 1 and pieces[0].whole  # the rows of the subtitle's two lines, one piece
     blind = Blind()
-    assert detect.probe_frame(blind, frame, band, [band]) == ((10.0 + band.x, 2.0 + band.y + top, 50.0 + band.x,
-                                                               12.0 + band.y + top),)  # fmt: skip
+    assert detect.probe_frame(blind, frame, band, [band]) == tuple(
+        (10.0 + band.x, 2.0 + band.y + piece.top, 50.0 + band.x, 12.0 + band.y + piece.top) for piece in pieces)
     assert blind.calls == [1, 1]
     detect.PROBE_ISOLATED = False
     try:  # before: such a band could not vouch
@@ -424,7 +425,7 @@ def texture_frame(tmp_path, text: str, *, size: tuple[int, int], cell: int, rule
 
 
 def test_a_line_over_a_busy_texture_is_read_with_its_background_isolated(engine, tmp_path) -> None:
-    from flowocr.ocr.area import Rect, read_frame
+    from flowocr.ocr.area import ISOLATE_CLUTTER, Rect, read_frame
     from flowocr.ocr.strokes import isolate
 
     text = "我花了整整十年才明白这个道理。"
@@ -435,14 +436,41 @@ def test_a_line_over_a_busy_texture_is_read_with_its_background_isolated(engine,
     assert [squash(line.text) for line in lines] == [text] and lines[0].bounds[1] > 800
     # a band without strokes (the texture alone has none) gets no second read: nothing to isolate; and the band
     # with the line, read as it is, gives nothing (what the second read is for)
-    assert isolate(frame[:300], frame_height=1080) is None and not engine.recognize([frame[900:1060]])[0].lines
+    assert isolate(frame[:300], frame_height=1080) == [] and not engine.recognize([frame[900:1060]])[0].lines
     assert read_frame(engine, frame, full, [Rect(0, 0, 1920, 300)]) == ()
+    [found] = isolate(frame, frame_height=1080)
+    assert 900 < found.top < 1020 and found.image.shape[0] < 160  # only the rows of the line are detected again
     # strokes over most of the frame's height are a picture's texture: no second read of the whole frame
     spread = frame.copy()
-    spread[:160] = frame[900:1060]
-    assert isolate(spread, frame_height=1080) is None
-    found = isolate(frame, frame_height=1080)
-    assert 900 < found.top < 1020 and found.image.shape[0] < 160  # only the rows of the line are detected again
+    for top in range(0, 900, 40):  # the line's own rows, over and over: strokes on every row
+        spread[top : top + 40] = frame[found.top + 5 : found.top + 45]
+    assert isolate(spread, frame_height=1080) == []  # one piece, too tall
+    assert all(piece.top > 900 for piece in isolate(spread, frame_height=1080, busy=ISOLATE_CLUTTER))
+    # a line at the top and one at the bottom span more than that: over a busy picture they are two pieces, each
+    # read isolated in a frame read whole (before, neither was: the detector sees no text over the texture)
+    two = frame.copy()
+    two[40:200] = frame[900:1060]
+    assert isolate(two, frame_height=1080) == []
+    pieces = isolate(two, frame_height=1080, busy=ISOLATE_CLUTTER)
+    assert [piece.top < 200 for piece in pieces] == [True, False] and not any(piece.whole for piece in pieces)
+    assert [squash(line.text) for line in read_frame(engine, two, full, [full])] == [text, text]
+
+
+def test_an_isolated_piece_is_read_again_where_nothing_was_found_in_it_or_whole_over_a_busy_picture() -> None:
+    from flowocr.ocr.area import ISOLATE_CLUTTER, isolate_again
+    from flowocr.ocr.strokes import Isolated
+
+    def piece(top: int, *, whole: bool, clutter: float) -> Isolated:
+        return Isolated(np.zeros((40, 100, 3), np.uint8), top, clutter, whole)
+
+    busy, calm = ISOLATE_CLUTTER + 0.05, ISOLATE_CLUTTER - 0.05
+    line = (10.0, 110.0, 90.0, 130.0)  # a box found in rows 110-130 of the band
+    assert isolate_again(piece(100, whole=True, clutter=calm), [])
+    assert not isolate_again(piece(100, whole=True, clutter=calm), [line])
+    assert isolate_again(piece(100, whole=True, clutter=busy), [line])  # a busy picture: parts of lines found
+    # a run of the rows of a busy picture: read again where nothing was found in its rows only
+    assert not isolate_again(piece(100, whole=False, clutter=busy), [line])
+    assert isolate_again(piece(0, whole=False, clutter=busy), [line])
 
 
 def test_a_band_read_over_a_busy_texture_is_read_isolated_too_and_keeps_the_more_confident_reading(engine, tmp_path):
@@ -455,13 +483,12 @@ def test_a_band_read_over_a_busy_texture_is_read_isolated_too_and_keeps_the_more
     # read as it is, the band gives both lines, one of them misread (the texture's cells cut into the "m")
     plain = [squash(line.text) for line in engine.recognize([frame[850:1060]])[0].lines]
     assert len(plain) == 2 and plain != [squash(t) for t in lines]
-    assert isolate(frame[850:1060], frame_height=1080).clutter >= ISOLATE_CLUTTER
+    assert isolate(frame[850:1060], frame_height=1080)[0].clutter >= ISOLATE_CLUTTER
     assert [squash(line.text) for line in read_frame(engine, frame, Rect(0, 0, 1920, 1080), [band])] == \
         [squash(t) for t in lines]  # fmt: skip
     # a clean picture is no busy one: its band is read once
     demo = grab(FIXTURES / "demo.mp4", 1.5, 640, 360)
-    found = isolate(demo[270:], frame_height=360)
-    assert found is None or found.clutter < ISOLATE_CLUTTER
+    assert all(found.clutter < ISOLATE_CLUTTER for found in isolate(demo[270:], frame_height=360))
 
 
 def light_busy_frame(tmp_path, text: str) -> np.ndarray:
@@ -482,10 +509,25 @@ def test_a_line_found_with_its_picture_isolated_is_read_as_it_shows_too(engine, 
     full, band = Rect(0, 0, 640, 360), Rect(0, 280, 640, 80)
     assert not engine.recognize([frame[280:360]])[0].lines  # the detector sees no line over the texture
     assert [line.text for line in read_frame(engine, frame, full, [band])] == [text]
-    # read in the isolated image alone (the picture blacked out around the strokes), the line is lost: the black
-    # cut leaves bits of the light cells beside glyphs that have no outline
+    # read in the isolated image alone (the glyphs' bright pixels, white on black), the line is misread: the
+    # recogniser was trained on text as it shows
     monkeypatch.setattr(area, "ISOLATED_AS_SHOWN", False)
     assert [line.text for line in read_frame(engine, frame, full, [band])] != [text]
+
+
+def test_a_line_isolated_shows_its_bright_pixels_only_so_the_detector_finds_it_over_a_light_texture(
+        engine, tmp_path, monkeypatch) -> None:  # fmt: skip
+    import flowocr.ocr.strokes as strokes
+    from flowocr.ocr.area import Rect, read_frame
+
+    frame = light_busy_frame(tmp_path, "知らない。")
+    full, band = Rect(0, 0, 640, 360), Rect(0, 280, 640, 80)
+    [piece] = strokes.isolate(frame[280:360], frame_height=360)
+    assert set(np.unique(piece.image)) == {0, 255}  # white glyphs on black: the light cells beside them are gone
+    assert [line.text for line in read_frame(engine, frame, full, [band])][0].startswith("知らない")
+    # kept as they show near the strokes, the cells' bits beside the glyphs hide the line from the detector
+    monkeypatch.setattr(strokes, "ISOLATE_BINARY", False)
+    assert read_frame(engine, frame, full, [band]) == ()
 
 
 def test_boxes_are_read_in_the_images_as_shown_too_and_keep_the_more_confident_reading(engine, demo_frames):

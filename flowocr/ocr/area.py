@@ -236,12 +236,12 @@ def read_bands(strokes, area: Rect, frame_height: int, rows=(), lines=(), slop: 
 
 
 #: The boxes the detector finds on the isolated image are recognised in the band as it shows too, and each keeps the
-#: surer reading (:func:`flowocr.ocr.rapid.surer`): the recogniser was trained on text as it shows, and the black
-#: cut around strokes leaves bits of the picture beside glyphs without an outline and takes away what the reach
-#: misses (a 360p white line without an outline over a light cellular texture, dev seed 13: of 14 lines read
-#: isolated, 11 were junk under 0.85, and 8 of them read as shown at 0.8-0.98; isolated reads dropped the spaces of
-#: 'Hong Kong, 1984' and '11:40 PM'). Read as shown alone, lines over a flashing 4 px texture lost marks or gained
-#: a stray '「' (dev seed 11): there the isolated image reads better.
+#: surer reading (:func:`flowocr.ocr.rapid.surer`): the recogniser was trained on text as it shows, and the
+#: isolated image keeps only what the strokes' reach and levels keep (a 360p white line without an outline over a
+#: light cellular texture, dev seed 13: of 14 lines read isolated, 11 were junk under 0.85, and 8 of them read as
+#: shown at 0.8-0.98; isolated reads dropped the spaces of 'Hong Kong, 1984' and '11:40 PM'). Read as shown alone,
+#: lines over a flashing 4 px texture lost marks or gained a stray '「' (dev seed 11): there the isolated image
+#: reads better.
 ISOLATED_AS_SHOWN = True
 #: A line found only with its background isolated (:func:`read_frame`) has at least this many characters and this
 #: recognition score: the isolated specks of a noisy picture or of background art read as one letter ("G", "1")
@@ -327,7 +327,10 @@ def read_frame_bands(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect
     shows plainly; with the pixels far from any stroke set to black it finds them (measured: 16 lines of a
     1080p video over a cellular texture, none read before). A band read with lines over a busy picture
     (``ISOLATE_CLUTTER``) is read again too, and keeps the reading that holds more confident text (characters
-    weighted by score): there the detector finds parts of lines. Text whose strokes do not show (light on light)
+    weighted by score): there the detector finds parts of lines. Where what the strokes keep spans too much of the
+    frame to be one piece (a sign at the top, a line at the bottom, a frame read whole), the runs of rows of a busy
+    picture where nothing was found are read again so, each keeping the better reading of its rows
+    (:func:`isolate_again`). Text whose strokes do not show (light on light)
     gives the second read nothing to keep: it costs a detection, of the rows the strokes keep, only where the first
     found nothing or the picture is busy (none when strokes cover the picture: a texture, not lines). A line of the
     second read needs ``ISOLATED_MIN_CHARS`` characters and ``ISOLATED_MIN_SCORE`` (63 phantom cues of one
@@ -339,9 +342,9 @@ def read_frame_bands(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect
     results = list(engine.recognize(crops, known=[known_in(known, band) for band in bands] if known else None))
     again = []
     for k, result in enumerate(results):
-        found = isolate(crops[k], frame_height=height)
-        if found is not None and (not result.lines or found.clutter >= ISOLATE_CLUTTER):
-            again.append((k, found))
+        for found in isolate(crops[k], frame_height=height, busy=ISOLATE_CLUTTER):
+            if isolate_again(found, result.lines):
+                again.append((k, found))
     if again:
         images = [found.image for _, found in again]
         inside = [known_in(known, Rect(bands[k].x, bands[k].y + found.top, *found.image.shape[1::-1]))
@@ -352,9 +355,14 @@ def read_frame_bands(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect
         for (k, found), result in zip(again, engine.recognize(images, known=inside, shown=shown)):
             kept = [line for line in result.lines if line.score >= ISOLATED_MIN_SCORE
                     and len(_squashed(line.text)) >= ISOLATED_MIN_CHARS]  # fmt: skip
-            if _weight(kept) > _weight(results[k].lines):
+            # the piece's rows of the first reading: the lines whose middle lies in them
+            top, bottom = found.top, found.top + found.image.shape[0]
+            theirs = _lines_in(results[k].lines, top, bottom)
+            if _weight(kept) > _weight(theirs):
                 # the isolated image is the crop's rows from ``found.top``: its boxes moved back into the crop
-                results[k] = OcrResult(to_frame(kept, Rect(0, found.top, found.image.shape[1], found.image.shape[0])))
+                rest = [line for line in results[k].lines if line not in theirs]
+                lines = [*rest, *to_frame(kept, Rect(0, top, found.image.shape[1], found.image.shape[0]))]
+                results[k] = OcrResult(tuple(sorted(lines, key=lambda line: (line.bounds[1], line.bounds[0]))))
     fine = [k for k, result in enumerate(results) if not result.lines and wants_full_size(engine, crops[k])]
     if fine:
         inside = [known_in(known, bands[k]) for k in fine] if known else None
@@ -362,6 +370,22 @@ def read_frame_bands(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect
             results[k] = OcrResult(tuple(line for line in result.lines if line.score >= ISOLATED_MIN_SCORE
                                          and len(_squashed(line.text)) >= FULL_SIZE_MIN_CHARS))  # fmt: skip
     return [tuple(result_to_frame(result, band).lines) for band, result in zip(bands, results)]
+
+
+def isolate_again(found, lines) -> bool:
+    """Whether a piece of a band isolated (:func:`flowocr.ocr.strokes.isolate`) is read (or detected) again: the
+    whole of what the band keeps where nothing was found in the band, or over a busy picture
+    (``ISOLATE_CLUTTER``); a run of its rows (a busy picture) where nothing was found in those rows. ``lines``: the
+    lines or boxes (x0 y0 x1 y1) found in the band, in band pixels."""
+    if found.whole:
+        return not lines or found.clutter >= ISOLATE_CLUTTER
+    return not _lines_in(lines, found.top, found.top + found.image.shape[0])
+
+
+def _lines_in(lines, top: float, bottom: float) -> list:
+    """The ``lines`` (or boxes: x0 y0 x1 y1) whose middle lies in rows [top, bottom)."""
+    bounds = [line.bounds if hasattr(line, "bounds") else line for line in lines]
+    return [line for line, box in zip(lines, bounds) if top <= (box[1] + box[3]) / 2 < bottom]
 
 
 def wants_full_size(engine, crop: np.ndarray) -> bool:

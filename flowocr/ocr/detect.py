@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flowocr.ocr.area import ISOLATE_CLUTTER, Rect, band_crops, wants_full_size
+from flowocr.ocr.area import ISOLATE_CLUTTER, Rect, band_crops, isolate_again, wants_full_size
 from flowocr.ocr.engine import Bounds
 
 # A band where the detector finds nothing but that holds strokes, or a busy one, is detected again with its
@@ -38,12 +38,13 @@ def probe_frame(engine, image: np.ndarray, area: Rect, bands: Sequence[Rect]) ->
     found = [[(x0 + band.x, y0 + band.y, x1 + band.x, y1 + band.y) for x0, y0, x1, y1 in boxes]
              for band, boxes in zip(bands, found)]  # fmt: skip
     again: list[tuple[int, object]] = []
-    for k, (part, boxes) in enumerate(zip(crops, found)):
-        isolated = isolate(part, frame_height=image.shape[0])
-        if isolated is not None and (not boxes or isolated.clutter >= ISOLATE_CLUTTER):
-            if not PROBE_ISOLATED:
-                return None
-            again.append((k, isolated))
+    for k, (part, boxes, band) in enumerate(zip(crops, found, bands)):
+        in_band = [(x0 - band.x, y0 - band.y, x1 - band.x, y1 - band.y) for x0, y0, x1, y1 in boxes]
+        for isolated in isolate(part, frame_height=image.shape[0], busy=ISOLATE_CLUTTER):
+            if isolate_again(isolated, in_band):
+                if not PROBE_ISOLATED:
+                    return None
+                again.append((k, isolated))
     if again:
         more = engine.detect([isolated.image for _, isolated in again])
         if more is None:
