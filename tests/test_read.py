@@ -75,7 +75,9 @@ def test_short_texts_in_quick_succession_over_a_still_picture_are_each_an_event(
         frames.append(FrameChange(c.index, 0, 0, 0, planes.tobytes(), ROWS, COLS))
     assert [e.index for e in ev.events(frames)] == [4, 10, 14, 20, 24, 30]
     monkeypatch.setattr(ev, "STILL_NOISE", False)
+    monkeypatch.setattr(ev, "CELL_EVENTS", False)
     assert [e.index for e in ev.events(frames)] != [4, 10, 14, 20, 24, 30]  # (the typical step alone hides them)
+    monkeypatch.setattr(ev, "CELL_EVENTS", True)
     # a picture held for 4 frames at a time: its edges move in every band on every fourth frame, no text
     monkeypatch.setattr(ev, "STILL_NOISE", True)
     held = []
@@ -102,6 +104,7 @@ def test_a_line_over_a_picture_held_for_two_frames_is_an_event_on_the_envelope(m
         return out
 
     line = [(16, 25, slice(9, 11), slice(8, 12))]  # a short line, 9 frames: 8 cells of 20 stable edges
+    monkeypatch.setattr(ev, "CELL_EVENTS", False)  # (its own cells' onsets find its start whatever the picture)
     monkeypatch.setattr(ev, "ENVELOPE", True)
     assert [e.index for e in ev.events(frames(line))] == [16, 25]
     assert ev.events(frames([])) == []  # the picture alone: no event
@@ -112,6 +115,77 @@ def test_a_line_over_a_picture_held_for_two_frames_is_an_event_on_the_envelope(m
     assert [e.index for e in ev.events(frames(line, held=False))] == [16, 25]
     monkeypatch.setattr(ev, "ENVELOPE", False)
     assert ev.events(frames(line)) == []  # on the counts themselves the swings hide it
+    monkeypatch.setattr(ev, "CELL_EVENTS", True)
+    assert [e.index for e in ev.events(frames(line))] == [16, 25]  # its own cells' onset and offset
+
+
+def test_a_line_whose_band_swings_with_the_picture_is_an_event_of_its_own_cells(monkeypatch):
+    # a moving picture whose edges are still on every other frame, in every cell: each band's stable edges swing by
+    # far more than a short line's step on every frame; the line's own cells hold theirs on every frame it shows
+    def frames(texts, *, swing=12):
+        out = []
+        for c in scene(range(1, 40), texts).values():
+            planes = c.grid().copy()
+            planes[STABLE] += swing * (c.index % 2)
+            planes[DIFF] += 10
+            out.append(FrameChange(c.index, 0, 0, 0, planes.tobytes(), ROWS, COLS))
+        return out
+
+    line = [(18, 99, slice(9, 11), slice(8, 11))]  # three cells a row
+    found = ev.events(frames(line))
+    assert [e.index for e in found] == [18]
+    assert found[0].cells[9:11, 8:11].all() and found[0].cells.sum() == 6 and not found[0].emptied
+    # a window given CONTEXT frames on each side decides it as the whole stream does, wherever the window ends
+    whole = frames(line)
+    for cut in range(12, 28):
+        split = [ev.events(whole[a:b], before=whole[max(0, a - ev.CONTEXT) : a], after=whole[b : b + ev.CONTEXT])
+                 for a, b in ((0, cut), (cut, len(whole)))]  # fmt: skip
+        assert [e.index for part in split for e in part] == [18], cut
+    assert ev.events(frames([])) == []  # the picture alone
+    assert ev.events(frames([(18, 99, slice(9, 11), slice(8, 10))])) == []  # two cells a row: no onset (CELL_RUN)
+    # gone on frame 30: its cells' offset, an event that emptied them
+    found = ev.events(frames([(18, 30, slice(9, 11), slice(8, 11))]))
+    assert [(e.index, e.emptied) for e in found] == [(18, False), (30, True)]
+    monkeypatch.setattr(ev, "CELL_OFFSETS", False)
+    assert [e.index for e in ev.events(frames([(18, 30, slice(9, 11), slice(8, 11))]))] == [18]
+    monkeypatch.setattr(ev, "CELL_OFFSETS", True)
+    # cells that held still edges before the line came (a still picture's there): no text came into empty cells
+    held = []
+    for c in frames(line):
+        grid = c.grid().copy()
+        grid[STABLE][9:11, 8:11] += 25
+        held.append(FrameChange(c.index, 0, 0, 0, grid.tobytes(), ROWS, COLS))
+    assert ev.events(held) == []
+    monkeypatch.setattr(ev, "CELL_EMPTY", None)
+    assert [e.index for e in ev.events(held)] == [18]
+    monkeypatch.setattr(ev, "CELL_EVENTS", False)
+    assert ev.events(frames(line)) == []  # the band sums alone do not see it
+    assert [e.index for e in ev.events(frames(line, swing=0))] == [18]  # (they do over a picture that holds none)
+
+
+def test_cells_whose_stable_edges_flicker_step_no_more_than_their_noise(monkeypatch):
+    # a textured sign area (cell rows 1-3) whose stable edges flicker by up to 30 on every frame, and a line below
+    def frames(texts):
+        rng = np.random.default_rng(1)
+        out = []
+        for c in scene(range(1, 40), texts).values():
+            planes = c.grid().copy()
+            stable = planes[STABLE].astype(int)
+            stable[1:4] += 20 + rng.integers(0, 31, (3, COLS))
+            planes[STABLE] = stable
+            planes[DIFF] += 10
+            out.append(FrameChange(c.index, 0, 0, 0, planes.tobytes(), ROWS, COLS))
+        return out
+
+    line = [(18, 30, slice(9, 11), slice(8, 11))]
+    monkeypatch.setattr(ev, "CELL_EMPTY", None)  # (the flicker's cells hold edges on every frame: the floor alone)
+    monkeypatch.setattr(ev, "CELL_EVENTS", False)
+    bands = [e.index for e in ev.events(frames([]))]  # (the flicker's own band steps)
+    monkeypatch.setattr(ev, "CELL_EVENTS", True)
+    assert [e.index for e in ev.events(frames([]))] == bands
+    assert sorted([e.index for e in ev.events(frames(line))]) == sorted([*bands, 18, 30])
+    monkeypatch.setattr(ev, "CELL_NOISE", 0.0)  # without the floor the flicker's cells step now and then
+    assert len(ev.events(frames([]))) > len(bands)
 
 
 def test_a_replacement_is_one_event_and_a_vanishing_one_too():
@@ -1022,6 +1096,30 @@ def test_two_events_between_samples_read_the_text_state_between_them():
     out = h.read(12)
     assert [r.why for r in out] == ["between", "unvouched"]  # the next line is where the short one was
     assert h.fetched == [6] and out[0].index == 6 and out[0].lines == short  # the middle of frames 4-8
+
+
+def test_a_short_line_over_a_swinging_picture_between_samples_is_read_on_its_own_cells_events(monkeypatch):
+    # a 10-frame line between the samples at 12 and 36, over a picture whose edges are still on every other frame in
+    # every cell (each band swings by far more than the line's step): its cells' onset and offset bound a state
+    # (then the sample at 36 is read: an event touched the line read there, whose strokes never showed)
+    def changes():
+        out = {}
+        for i, c in scene(range(1, 50), [(20, 30, ROW, slice(8, 11))]).items():
+            planes = c.grid().copy()
+            planes[STABLE] += 12 * (i % 2)
+            planes[DIFF] += 10
+            out[i] = FrameChange(i, 0, 0, 0, planes.tobytes(), ROWS, COLS)
+        return out
+
+    short = (line("Yes."),)
+    for cells, why, fetched in [(True, ["between", "unvouched"], [25]), (False, ["unchanged"], [])]:
+        monkeypatch.setattr(ev, "CELL_EVENTS", cells)
+        h = Harness({}, {25: short}, changes())
+        h.read(0)
+        h.read(12)
+        out = h.read(36)
+        assert [r.why for r in out] == why and h.fetched == fetched
+        assert not cells or out[0].lines == short
 
 
 def test_a_tiny_text_left_where_a_line_vanished_is_a_state_between_samples_when_another_event_follows_it():
