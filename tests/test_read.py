@@ -120,6 +120,7 @@ def test_a_line_over_a_picture_held_for_two_frames_is_an_event_on_the_envelope(m
 
 
 def test_a_line_whose_band_swings_with_the_picture_is_an_event_of_its_own_cells(monkeypatch):
+    monkeypatch.setattr(ev, "CELL_EVENTS", True)  # (off by default)
     # a moving picture whose edges are still on every other frame, in every cell: each band's stable edges swing by
     # far more than a short line's step on every frame; the line's own cells hold theirs on every frame it shows
     def frames(texts, *, swing=12):
@@ -164,6 +165,7 @@ def test_a_line_whose_band_swings_with_the_picture_is_an_event_of_its_own_cells(
 
 
 def test_cells_whose_stable_edges_flicker_step_no_more_than_their_noise(monkeypatch):
+    monkeypatch.setattr(ev, "CELL_EVENTS", True)  # (off by default)
     # a textured sign area (cell rows 1-3) whose stable edges flicker by up to 30 on every frame, and a line below
     def frames(texts):
         rng = np.random.default_rng(1)
