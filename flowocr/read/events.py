@@ -293,8 +293,9 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
 #: -> 0.958 (a short cue lost: another event moved the middle of a state between samples off it), within
 #: 0.941/0.979/0.985 -> 0.938/0.976/0.982, calls 1.41 -> 1.42. Report seed 2027: exact 0.950 the same, CER 0.0174 ->
 #: 0.0163, short cues missed 8 -> 7 of 105, within 0 frames 0.940 -> 0.939, calls 1.67 -> 1.69.
-#: Off: on a real clip (../shared's moviepy_doc_result.mp4, a title over a photo slideshow) two reference lines of
-#: 0.5 s or more were lost with it on (tests/test_reference.py); not looked into yet.
+#: Off: on a real clip (../shared's moviepy_doc_result.mp4, an animated, zooming title) two reference lines of 0.5 s
+#: or more were lost with it on (tests/test_reference.py): garbled readings of the moving title, which the reader's
+#: other reads then merged otherwise.
 CELL_EVENTS = False
 CELL_STEP = 6.0
 CELL_NOISE = 3.0
