@@ -58,6 +58,14 @@ def scene(frames: range, texts=(), *, moving: int = 0, cut: int | None = None, s
     return out
 
 
+def over(c: FrameChange, *, stable=0, diff=0) -> FrameChange:
+    """``c`` with ``stable`` added to its STABLE plane and ``diff`` to its DIFF plane (a picture behind its text)."""
+    planes = c.grid().astype(int)
+    planes[STABLE] += stable
+    planes[DIFF] += diff
+    return FrameChange(c.index, 0, 0, 0, np.clip(planes, 0, 255).astype(np.uint8).tobytes(), ROWS, COLS)
+
+
 def test_a_line_that_appears_is_an_event_over_a_moving_background():
     found = ev.events(list(scene(range(1, 16), [(9, 99, slice(9, 11), slice(4, 16))], moving=12).values()))
     assert [e.index for e in found] == [9]  # the frame it changed on
@@ -124,13 +132,7 @@ def test_a_line_whose_band_swings_with_the_picture_is_an_event_of_its_own_cells(
     # a moving picture whose edges are still on every other frame, in every cell: each band's stable edges swing by
     # far more than a short line's step on every frame; the line's own cells hold theirs on every frame it shows
     def frames(texts, *, swing=12):
-        out = []
-        for c in scene(range(1, 40), texts).values():
-            planes = c.grid().copy()
-            planes[STABLE] += swing * (c.index % 2)
-            planes[DIFF] += 10
-            out.append(FrameChange(c.index, 0, 0, 0, planes.tobytes(), ROWS, COLS))
-        return out
+        return [over(c, stable=swing * (c.index % 2), diff=10) for c in scene(range(1, 40), texts).values()]
 
     line = [(18, 99, slice(9, 11), slice(8, 11))]  # three cells a row
     found = ev.events(frames(line))
@@ -151,11 +153,9 @@ def test_a_line_whose_band_swings_with_the_picture_is_an_event_of_its_own_cells(
     assert [e.index for e in ev.events(frames([(18, 30, slice(9, 11), slice(8, 11))]))] == [18]
     monkeypatch.setattr(ev, "CELL_OFFSETS", True)
     # cells that held still edges before the line came (a still picture's there): no text came into empty cells
-    held = []
-    for c in frames(line):
-        grid = c.grid().copy()
-        grid[STABLE][9:11, 8:11] += 25
-        held.append(FrameChange(c.index, 0, 0, 0, grid.tobytes(), ROWS, COLS))
+    still = np.zeros((ROWS, COLS), int)
+    still[9:11, 8:11] = 25
+    held = [over(c, stable=still) for c in frames(line)]
     assert ev.events(held) == []
     monkeypatch.setattr(ev, "CELL_EMPTY", None)
     assert [e.index for e in ev.events(held)] == [18]
@@ -171,12 +171,9 @@ def test_cells_whose_stable_edges_flicker_step_no_more_than_their_noise(monkeypa
         rng = np.random.default_rng(1)
         out = []
         for c in scene(range(1, 40), texts).values():
-            planes = c.grid().copy()
-            stable = planes[STABLE].astype(int)
-            stable[1:4] += 20 + rng.integers(0, 31, (3, COLS))
-            planes[STABLE] = stable
-            planes[DIFF] += 10
-            out.append(FrameChange(c.index, 0, 0, 0, planes.tobytes(), ROWS, COLS))
+            flicker = np.zeros((ROWS, COLS), int)
+            flicker[1:4] = 20 + rng.integers(0, 31, (3, COLS))
+            out.append(over(c, stable=flicker, diff=10))
         return out
 
     line = [(18, 30, slice(9, 11), slice(8, 11))]
@@ -1105,13 +1102,8 @@ def test_a_short_line_over_a_swinging_picture_between_samples_is_read_on_its_own
     # every cell (each band swings by far more than the line's step): its cells' onset and offset bound a state
     # (then the sample at 36 is read: an event touched the line read there, whose strokes never showed)
     def changes():
-        out = {}
-        for i, c in scene(range(1, 50), [(20, 30, ROW, slice(8, 11))]).items():
-            planes = c.grid().copy()
-            planes[STABLE] += 12 * (i % 2)
-            planes[DIFF] += 10
-            out[i] = FrameChange(i, 0, 0, 0, planes.tobytes(), ROWS, COLS)
-        return out
+        shown = scene(range(1, 50), [(20, 30, ROW, slice(8, 11))])
+        return {i: over(c, stable=12 * (i % 2), diff=10) for i, c in shown.items()}
 
     short = (line("Yes."),)
     for cells, why, fetched in [(True, ["between", "unvouched"], [25]), (False, ["unchanged"], [])]:

@@ -210,8 +210,7 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
         # text's step on every other frame; a burned-in text holds its edges on every frame. The least of each cell's
         # stable edges over three frames (its envelope) keeps the text's and drops such a picture's: a band whose
         # steps are at least ENVELOPE_QUIETER times quieter so is read on it.
-        env = np.minimum(np.minimum(stable[:-2], stable[1:-1]), stable[2:])
-        env = np.concatenate([np.minimum(stable[:1], stable[1:2]), env, np.minimum(stable[-2:-1], stable[-1:])])
+        env = _envelope(stable)
         e_grid, e_signs, e_levels, e_rb, e_ra, e_cells, e_floor = _steps(env)
         use = floor >= ENVELOPE_QUIETER * e_floor  # per band
         if use.any():
@@ -242,9 +241,7 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
             # another change, not this one seen from a neighbouring frame
             other = signs[max(0, k - r) : k + 1 + r, max(0, j - BAND_ROWS + 1) : j + BAND_ROWS] == -sign
             near = np.where(other, 0.0, near)
-        if (near[:kk] >= score).any() or (near[kk + 1 :] > score).any():  # earlier frames win ties, later ones don't
-            continue
-        if (near[kk, :jj] >= score).any() or (near[kk, jj + 1 :] > score).any():  # so do the bands above
+        if not _peak(near, kk, jj, score):
             continue
         rows = _rows_of(cells[k - 1], j, shape[0])
         mask = (cells[k - 1] >= STEP_CELL) & rows[:, None]
@@ -252,14 +249,10 @@ def events(window: Sequence[FrameChange], *, before: Sequence[FrameChange] = (),
             mask = (cells[k - 1] > 0) & rows[:, None]
         # Placed on the frame of the step's run (the frames around it that step by half as much) where the grey
         # levels of its band moved most: the frame the text changed on (the stable edges only show a frame later).
-        lo = hi = k
         along = grid[:, j] >= score / 2
         if OPPOSITE_STEPS_APART and sign != 0:
             along &= signs[:, j] != -sign
-        while lo - 1 >= max(0, k - STEP_FRAMES) and along[lo - 1]:
-            lo -= 1
-        while hi + 1 < min(n, k + 1 + STEP_FRAMES) and along[hi + 1]:
-            hi += 1
+        lo, hi = _run_around(along, k)
         moved = (grids[lo : hi + 1, DIFF] * (mask if mask.any() else rows[:, None])).sum(axis=(1, 2))
         at = lo + int(np.argmax(moved))
         seen.append((frames[at].index, mask))
@@ -317,13 +310,9 @@ def _cell_events(frames: Sequence[FrameChange], grids: np.ndarray, stable: np.nd
     within STEP_FRAMES - 1 frames: the ``CONTEXT`` frames around a window decide its steps as those of the whole
     stream."""
     n = len(stable)
-    if n < 9:
+    if n < 9 or stable.shape[2] < CELL_RUN:
         return []
-    env = np.minimum(np.minimum(stable[:-2], stable[1:-1]), stable[2:])
-    env = np.concatenate([np.minimum(stable[:1], stable[1:2]), env, np.minimum(stable[-2:-1], stable[-1:])])
-    runs = _run_medians(env)  # runs[i]: the median of env[i .. i + 2]
-    if stable.shape[2] < CELL_RUN:
-        return []
+    runs = _run_medians(_envelope(stable))  # runs[i]: the median of the envelope over frames i .. i + 2
     rise = np.zeros_like(stable)
     rise[3 : n - 3] = runs[4 : n - 2] - runs[0 : n - 6]  # frame k: frames k + 1 .. k + 3 against k - 3 .. k - 1
     out: list[Event] = []
@@ -354,20 +343,13 @@ def _cell_steps(frames: Sequence[FrameChange], grids: np.ndarray, runs: np.ndarr
         value = score[k, j]
         near = score[max(0, k - r) : k + 1 + r, max(0, j - BAND_ROWS + 1) : j + BAND_ROWS]
         kk, jj = k - max(0, k - r), j - max(0, j - BAND_ROWS + 1)
-        if (near[:kk] >= value).any() or (near[kk + 1 :] > value).any():
-            continue
-        if (near[kk, :jj] >= value).any() or (near[kk, jj + 1 :] > value).any():
+        if not _peak(near, kk, jj, value):
             continue
         rows = np.zeros(step.shape[1], bool)
         rows[max(0, j - BAND_ROWS + 1) : j + BAND_ROWS] = True
         mask = member[k] & rows[:, None]
         # placed where its cells' grey levels moved most over the frames around it that step by half as much
-        along = (up * mask).sum(axis=(1, 2)) >= value / 2
-        lo = hi = k
-        while lo - 1 >= max(0, k - STEP_FRAMES) and along[lo - 1]:
-            lo -= 1
-        while hi + 1 < min(n, k + 1 + STEP_FRAMES) and along[hi + 1]:
-            hi += 1
+        lo, hi = _run_around((up * mask).sum(axis=(1, 2)) >= value / 2, k)
         moved = (grids[lo : hi + 1, DIFF] * mask).sum(axis=(1, 2))
         at = lo + int(np.argmax(moved))
         if not first <= at < last:
@@ -381,6 +363,32 @@ def _cell_steps(frames: Sequence[FrameChange], grids: np.ndarray, runs: np.ndarr
         out.append(Event(index, float(value), mask, int(grids[at, APPEARED][mask].sum()),
                          int(grids[at, VANISHED][mask].sum()), before, after, 0.0))  # fmt: skip
     return out
+
+
+def _envelope(stable: np.ndarray) -> np.ndarray:
+    """Each cell's least stable edges over the frame before, its own and the frame after (the first and last frames:
+    over the two there are), per frame of ``stable`` (frames x rows x cols, at least two frames)."""
+    env = np.minimum(np.minimum(stable[:-2], stable[1:-1]), stable[2:])
+    return np.concatenate([np.minimum(stable[:1], stable[1:2]), env, np.minimum(stable[-2:-1], stable[-1:])])
+
+
+def _peak(near: np.ndarray, kk: int, jj: int, score: float) -> bool:
+    """Whether ``score``, at row ``kk`` (frame) and column ``jj`` (band or cell row) of the scores ``near`` it, is the
+    strongest there: earlier frames win ties, later ones don't; so do the rows above."""
+    if (near[:kk] >= score).any() or (near[kk + 1 :] > score).any():
+        return False
+    return not ((near[kk, :jj] >= score).any() or (near[kk, jj + 1 :] > score).any())
+
+
+def _run_around(along: np.ndarray, k: int) -> tuple[int, int]:
+    """The first and last frames of the run of frames where ``along`` holds around frame ``k``, at most
+    ``STEP_FRAMES`` from it on each side."""
+    lo = hi = k
+    while lo - 1 >= max(0, k - STEP_FRAMES) and along[lo - 1]:
+        lo -= 1
+    while hi + 1 < min(len(along), k + 1 + STEP_FRAMES) and along[hi + 1]:
+        hi += 1
+    return lo, hi
 
 
 def _held_picture(diff: np.ndarray) -> bool:
